@@ -1,0 +1,30 @@
+// The kernel registry: every classify kernel this build has, which of them this CPU can
+// run, and the active one (chosen once from CPU features, or forced by name).
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "classify/classify.h"
+
+namespace tagpipe::kernels {
+
+struct Kernel {
+  const char* name;  // "scalar", "sse42", "avx2", "avx512", "neon"
+  ClassifyFn classify;
+  bool (*supported)();
+};
+
+// Kernels compiled into this build, best last.
+const std::vector<Kernel>& compiled();
+// Compiled and runnable on this CPU, best last.
+std::vector<const Kernel*> available();
+// nullptr if no compiled kernel has this name.
+const Kernel* find(std::string_view name);
+
+// The active kernel: the best available one unless set_active() chose another.
+const Kernel& active();
+// Throws std::invalid_argument naming the problem (unknown name, or not runnable here).
+void set_active(std::string_view name);
+
+}  // namespace tagpipe::kernels

@@ -1,0 +1,141 @@
+// simd8x64 / u32v over AArch64 NEON (ASIMD, always present): four 16-byte registers per
+// chunk, tbl lookups, scalar-load "gathers".
+// Included by classify_neon.cpp before classify_generic.h.
+#pragma once
+#include <arm_neon.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "simd/lead_lanes.h"
+
+namespace tagpipe::neon {
+
+struct AsciiLut {
+  uint8x16x4_t lo, hi;  // entries 0..63 and 64..127
+  explicit AsciiLut(const uint8_t* table) : lo(vld1q_u8_x4(table)), hi(vld1q_u8_x4(table + 64)) {}
+};
+
+// 16 bytes of 0xFF/0x00 -> 16 mask bits.  Each byte keeps one weight bit (1..128 per half),
+// then three pairwise adds sum each half into one byte.
+TAGPIPE_ALWAYS_INLINE uint32_t movemask16(uint8x16_t x) {
+  const uint8x16_t weights = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
+  uint8x16_t t = vandq_u8(x, weights);
+  t = vpaddq_u8(t, t);
+  t = vpaddq_u8(t, t);
+  t = vpaddq_u8(t, t);
+  return vgetq_lane_u16(vreinterpretq_u16_u8(t), 0);
+}
+
+// 16 mask bits -> 16 bytes of 0xFF / 0x00.
+TAGPIPE_ALWAYS_INLINE uint8x16_t expand16(uint32_t m) {
+  const uint8x16_t weights = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
+  const uint8x8_t lo = vdup_n_u8(uint8_t(m)), hi = vdup_n_u8(uint8_t(m >> 8));
+  return vtstq_u8(vcombine_u8(lo, hi), weights);
+}
+
+struct simd8x64 {
+  uint8x16_t v[4];
+
+  static TAGPIPE_ALWAYS_INLINE simd8x64 load(const uint8_t* p) {
+    const uint8x16x4_t x = vld1q_u8_x4(p);
+    return {{x.val[0], x.val[1], x.val[2], x.val[3]}};
+  }
+  static TAGPIPE_ALWAYS_INLINE simd8x64 splat(uint8_t c) {
+    const uint8x16_t s = vdupq_n_u8(c);
+    return {{s, s, s, s}};
+  }
+  TAGPIPE_ALWAYS_INLINE void store(uint8_t* p) const {
+    for (int k = 0; k < 4; k++) vst1q_u8(p + 16 * k, v[k]);
+  }
+  static TAGPIPE_ALWAYS_INLINE uint64_t bits(const uint8x16_t (&m)[4]) {
+    uint64_t r = 0;
+    for (int k = 0; k < 4; k++) r |= uint64_t(movemask16(m[k])) << (16 * k);
+    return r;
+  }
+  TAGPIPE_ALWAYS_INLINE uint64_t msb() const {
+    uint8x16_t m[4];
+    for (int k = 0; k < 4; k++) m[k] = vcltzq_s8(vreinterpretq_s8_u8(v[k]));
+    return bits(m);
+  }
+  TAGPIPE_ALWAYS_INLINE uint64_t eq(uint8_t c) const {
+    const uint8x16_t s = vdupq_n_u8(c);
+    uint8x16_t m[4];
+    for (int k = 0; k < 4; k++) m[k] = vceqq_u8(v[k], s);
+    return bits(m);
+  }
+  // lo <= b <= hi (unsigned): b - lo wraps below lo, so one unsigned compare suffices.
+  TAGPIPE_ALWAYS_INLINE uint64_t in_range(uint8_t lo, uint8_t hi) const {
+    const uint8x16_t l = vdupq_n_u8(lo), w = vdupq_n_u8(uint8_t(hi - lo));
+    uint8x16_t m[4];
+    for (int k = 0; k < 4; k++) m[k] = vcleq_u8(vsubq_u8(v[k], l), w);
+    return bits(m);
+  }
+  // tbl returns 0 for an index past its 64-byte table, so exactly one of the two lookups
+  // contributes for an ASCII byte and neither for b >= 0x80.
+  TAGPIPE_ALWAYS_INLINE simd8x64 lookup128(const AsciiLut& lut) const {
+    const uint8x16_t off = vdupq_n_u8(64);
+    simd8x64 r;
+    for (int k = 0; k < 4; k++)
+      r.v[k] = vorrq_u8(vqtbl4q_u8(lut.lo, v[k]), vqtbl4q_u8(lut.hi, vsubq_u8(v[k], off)));
+    return r;
+  }
+  static TAGPIPE_ALWAYS_INLINE simd8x64 select(uint64_t m, const simd8x64& a, const simd8x64& b) {
+    simd8x64 r;
+    for (int k = 0; k < 4; k++) r.v[k] = vbslq_u8(expand16(uint32_t(m >> (16 * k)) & 0xFFFF), a.v[k], b.v[k]);
+    return r;
+  }
+};
+
+// A 32-entry uint16 table, widened to 32-bit lanes in memory (no gather instruction).
+struct Lut32 {
+  uint32_t t[32];
+  explicit Lut32(const uint16_t* table) {
+    for (int k = 0; k < 32; k++) t[k] = table[k];
+  }
+};
+
+struct u32v {
+  static constexpr int N = 4;
+  uint32x4_t v;
+
+  static TAGPIPE_ALWAYS_INLINE u32v load_u8(const uint8_t* p) {
+    uint32_t w;
+    std::memcpy(&w, p, 4);
+    const uint8x8_t b = vreinterpret_u8_u32(vdup_n_u32(w));
+    return {vmovl_u16(vget_low_u16(vmovl_u8(b)))};
+  }
+  TAGPIPE_ALWAYS_INLINE u32v operator&(uint32_t c) const { return {vandq_u32(v, vdupq_n_u32(c))}; }
+  TAGPIPE_ALWAYS_INLINE u32v operator|(u32v o) const { return {vorrq_u32(v, o.v)}; }
+  TAGPIPE_ALWAYS_INLINE u32v operator<<(int k) const { return {vshlq_u32(v, vdupq_n_s32(k))}; }
+  TAGPIPE_ALWAYS_INLINE u32v operator>>(int k) const { return {vshlq_u32(v, vdupq_n_s32(-k))}; }
+  TAGPIPE_ALWAYS_INLINE u32v min(uint32_t c) const { return {vminq_u32(v, vdupq_n_u32(c))}; }
+  TAGPIPE_ALWAYS_INLINE u32v ge(uint32_t c) const { return {vcgeq_u32(v, vdupq_n_u32(c))}; }
+  static TAGPIPE_ALWAYS_INLINE u32v select(u32v m, u32v a, u32v b) { return {vbslq_u32(m.v, a.v, b.v)}; }
+  TAGPIPE_ALWAYS_INLINE bool any() const { return vmaxvq_u32(v) != 0; }
+  static TAGPIPE_ALWAYS_INLINE u32v lookup(const Lut32& lut, u32v idx) {  // idx < 32
+    const uint32_t r[4] = {lut.t[vgetq_lane_u32(idx.v, 0)], lut.t[vgetq_lane_u32(idx.v, 1)],
+                           lut.t[vgetq_lane_u32(idx.v, 2)], lut.t[vgetq_lane_u32(idx.v, 3)]};
+    return {vld1q_u32(r)};
+  }
+  // No gather instruction: four scalar loads, no branches.
+  static TAGPIPE_ALWAYS_INLINE u32v gather_u16(const uint16_t* base, u32v idx) {
+    const uint32_t r[4] = {base[vgetq_lane_u32(idx.v, 0)], base[vgetq_lane_u32(idx.v, 1)],
+                           base[vgetq_lane_u32(idx.v, 2)], base[vgetq_lane_u32(idx.v, 3)]};
+    return {vld1q_u32(r)};
+  }
+  static TAGPIPE_ALWAYS_INLINE u32v gather_u8(const uint8_t* base, u32v idx) {
+    const uint32_t r[4] = {base[vgetq_lane_u32(idx.v, 0)], base[vgetq_lane_u32(idx.v, 1)],
+                           base[vgetq_lane_u32(idx.v, 2)], base[vgetq_lane_u32(idx.v, 3)]};
+    return {vld1q_u32(r)};
+  }
+  TAGPIPE_ALWAYS_INLINE void store_u8(uint8_t* out) const {
+    const uint8x8_t b = vmovn_u16(vcombine_u16(vmovn_u32(v), vdup_n_u16(0)));
+    const uint32_t w = vget_lane_u32(vreinterpret_u32_u8(b), 0);
+    std::memcpy(out, &w, 4);
+  }
+};
+
+using LeadLanes = InPlaceLeadLanes<simd8x64, u32v>;
+
+}  // namespace tagpipe::neon

@@ -1,0 +1,146 @@
+// simd8x64 / u32v over SSE4.2 (with SSSE3 pshufb): four 16-byte registers per chunk.
+// Included inside the sse42 target region, before classify_generic.h.
+#pragma once
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "simd/lead_lanes.h"
+
+namespace tagpipe::sse42 {
+
+// 128-entry byte table as eight 16-byte pshufb tables, one per high nibble 0..7.
+struct AsciiLut {
+  __m128i t[8];
+  explicit AsciiLut(const uint8_t* table) {
+    for (int k = 0; k < 8; k++) t[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(table + 16 * k));
+  }
+};
+
+// table[b] for b < 0x80, 0 for b >= 0x80.  Step k looks up x = b - 16k: adding 0x70 with
+// unsigned saturation keeps the low nibble and clears bit 7 exactly when 0 <= x < 16;
+// every other x (including the wrapped negatives) saturates to >= 0x80, which pshufb
+// turns into 0.  So exactly one step contributes for an ASCII byte.
+TAGPIPE_ALWAYS_INLINE __m128i lookup128(__m128i b, const AsciiLut& lut) {
+  const __m128i bias = _mm_set1_epi8(0x70), step = _mm_set1_epi8(16);
+  __m128i r = _mm_setzero_si128(), x = b;
+  for (int k = 0; k < 8; k++) {
+    r = _mm_or_si128(r, _mm_shuffle_epi8(lut.t[k], _mm_adds_epu8(x, bias)));
+    x = _mm_sub_epi8(x, step);
+  }
+  return r;
+}
+
+// 16 mask bits -> 16 bytes of 0xFF / 0x00.
+TAGPIPE_ALWAYS_INLINE __m128i expand16(uint32_t m) {
+  const __m128i spread = _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+  const __m128i bits = _mm_set1_epi64x(int64_t(0x8040201008040201ULL));
+  const __m128i x = _mm_shuffle_epi8(_mm_cvtsi32_si128(int(m)), spread);
+  return _mm_cmpeq_epi8(_mm_and_si128(x, bits), bits);
+}
+
+struct simd8x64 {
+  __m128i v[4];
+
+  static TAGPIPE_ALWAYS_INLINE simd8x64 load(const uint8_t* p) {
+    simd8x64 r;
+    for (int k = 0; k < 4; k++) r.v[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    return r;
+  }
+  static TAGPIPE_ALWAYS_INLINE simd8x64 splat(uint8_t c) {
+    simd8x64 r;
+    for (int k = 0; k < 4; k++) r.v[k] = _mm_set1_epi8(char(c));
+    return r;
+  }
+  TAGPIPE_ALWAYS_INLINE void store(uint8_t* p) const {
+    for (int k = 0; k < 4; k++) _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 16 * k), v[k]);
+  }
+  static TAGPIPE_ALWAYS_INLINE uint64_t bits(const __m128i (&m)[4]) {
+    uint64_t r = 0;
+    for (int k = 0; k < 4; k++) r |= uint64_t(uint32_t(_mm_movemask_epi8(m[k]))) << (16 * k);
+    return r;
+  }
+  TAGPIPE_ALWAYS_INLINE uint64_t msb() const { return bits(v); }
+  TAGPIPE_ALWAYS_INLINE uint64_t eq(uint8_t c) const {
+    const __m128i s = _mm_set1_epi8(char(c));
+    __m128i m[4];
+    for (int k = 0; k < 4; k++) m[k] = _mm_cmpeq_epi8(v[k], s);
+    return bits(m);
+  }
+  // lo <= b <= hi (unsigned): b - lo, clamped to hi - lo, is unchanged.
+  TAGPIPE_ALWAYS_INLINE uint64_t in_range(uint8_t lo, uint8_t hi) const {
+    const __m128i l = _mm_set1_epi8(char(lo)), w = _mm_set1_epi8(char(hi - lo));
+    __m128i m[4];
+    for (int k = 0; k < 4; k++) {
+      const __m128i d = _mm_sub_epi8(v[k], l);
+      m[k] = _mm_cmpeq_epi8(_mm_min_epu8(d, w), d);
+    }
+    return bits(m);
+  }
+  TAGPIPE_ALWAYS_INLINE simd8x64 lookup128(const AsciiLut& lut) const {
+    simd8x64 r;
+    for (int k = 0; k < 4; k++) r.v[k] = sse42::lookup128(v[k], lut);
+    return r;
+  }
+  // Bytes of a where m is set, of b elsewhere.
+  static TAGPIPE_ALWAYS_INLINE simd8x64 select(uint64_t m, const simd8x64& a, const simd8x64& b) {
+    simd8x64 r;
+    for (int k = 0; k < 4; k++) r.v[k] = _mm_blendv_epi8(b.v[k], a.v[k], expand16(uint32_t(m >> (16 * k)) & 0xFFFF));
+    return r;
+  }
+};
+
+// A 32-entry uint16 table, widened to 32-bit lanes in memory (no gather instruction).
+struct Lut32 {
+  uint32_t t[32];
+  explicit Lut32(const uint16_t* table) {
+    for (int k = 0; k < 32; k++) t[k] = table[k];
+  }
+};
+
+struct u32v {
+  static constexpr int N = 4;
+  __m128i v;
+
+  static TAGPIPE_ALWAYS_INLINE u32v load_u8(const uint8_t* p) {
+    int32_t w;
+    std::memcpy(&w, p, 4);
+    return {_mm_cvtepu8_epi32(_mm_cvtsi32_si128(w))};
+  }
+  TAGPIPE_ALWAYS_INLINE u32v operator&(uint32_t c) const { return {_mm_and_si128(v, _mm_set1_epi32(int(c)))}; }
+  TAGPIPE_ALWAYS_INLINE u32v operator|(u32v o) const { return {_mm_or_si128(v, o.v)}; }
+  TAGPIPE_ALWAYS_INLINE u32v operator<<(int k) const { return {_mm_sll_epi32(v, _mm_cvtsi32_si128(k))}; }
+  TAGPIPE_ALWAYS_INLINE u32v operator>>(int k) const { return {_mm_srl_epi32(v, _mm_cvtsi32_si128(k))}; }
+  TAGPIPE_ALWAYS_INLINE u32v min(uint32_t c) const { return {_mm_min_epu32(v, _mm_set1_epi32(int(c)))}; }
+  // Lane mask: v >= c (values are small, signed compare is fine).
+  TAGPIPE_ALWAYS_INLINE u32v ge(uint32_t c) const { return {_mm_cmpgt_epi32(v, _mm_set1_epi32(int(c) - 1))}; }
+  static TAGPIPE_ALWAYS_INLINE u32v select(u32v m, u32v a, u32v b) { return {_mm_blendv_epi8(b.v, a.v, m.v)}; }
+  TAGPIPE_ALWAYS_INLINE bool any() const { return _mm_movemask_epi8(v) != 0; }
+  static TAGPIPE_ALWAYS_INLINE u32v lookup(const Lut32& lut, u32v idx) {  // idx < 32
+    alignas(16) uint32_t i[4];
+    _mm_store_si128(reinterpret_cast<__m128i*>(i), idx.v);
+    return {_mm_setr_epi32(int(lut.t[i[0]]), int(lut.t[i[1]]), int(lut.t[i[2]]), int(lut.t[i[3]]))};
+  }
+  // No gather instruction before AVX2: four scalar loads, no branches.
+  static TAGPIPE_ALWAYS_INLINE u32v gather_u16(const uint16_t* base, u32v idx) {
+    alignas(16) uint32_t i[4];
+    _mm_store_si128(reinterpret_cast<__m128i*>(i), idx.v);
+    return {_mm_setr_epi32(base[i[0]], base[i[1]], base[i[2]], base[i[3]])};
+  }
+  static TAGPIPE_ALWAYS_INLINE u32v gather_u8(const uint8_t* base, u32v idx) {
+    alignas(16) uint32_t i[4];
+    _mm_store_si128(reinterpret_cast<__m128i*>(i), idx.v);
+    return {_mm_setr_epi32(base[i[0]], base[i[1]], base[i[2]], base[i[3]])};
+  }
+  // Low byte of each lane -> out[0..4).
+  TAGPIPE_ALWAYS_INLINE void store_u8(uint8_t* out) const {
+    const __m128i low = _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+    const int32_t w = _mm_cvtsi128_si32(_mm_shuffle_epi8(v, low));
+    std::memcpy(out, &w, 4);
+  }
+};
+
+using LeadLanes = InPlaceLeadLanes<simd8x64, u32v>;
+
+}  // namespace tagpipe::sse42

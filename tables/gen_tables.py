@@ -1,0 +1,431 @@
+#!/usr/bin/env python3
+"""Generate tagpipe's tag alphabets by probing the oracle.
+
+Dev-only: needs the pinned oracle (``pip install tokenizers==0.23.3``).  Writes
+``tables/generated/alphabet_<name>.h`` (committed).  Every predicate is read off the
+oracle's own pre-tokenizers over all 1,112,064 Unicode scalar values -- never from
+Python's ``unicodedata``, whose Unicode version differs from the oracle's.
+
+An alphabet is an ordered list of tags (tag 0 is always ``Cont``, the tag of a UTF-8
+continuation byte) and a set of *predicates*, each an oracle probe plus the set of tags
+on which it holds.  The generator assigns every code point the tag its predicate
+vector selects and checks that every predicate is exactly a union of tags, so the tag
+stream encodes each predicate with no loss.
+
+    python tables/gen_tables.py            # regenerate tables/generated/
+    python tables/gen_tables.py --check    # regenerate in memory, diff, exit 1 if stale
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+ORACLE = "tokenizers==0.23.3"
+OUT_DIR = Path(__file__).resolve().parent / "generated"
+SCALARS = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+BLOCK = 64  # code points per second-stage block (cp & 63)
+
+# -- oracle probes: each returns the set of scalar values a predicate holds for ------------
+
+
+def _oracle():
+    import tokenizers
+
+    want = ORACLE.split("==")[1]
+    if tokenizers.__version__ != want:
+        sys.exit(f"gen_tables: need {ORACLE}, found tokenizers {tokenizers.__version__}")
+    from tokenizers import Regex, pre_tokenizers
+
+    return pre_tokenizers, Regex
+
+
+def _covered(pieces) -> set[int]:
+    out: set[int] = set()
+    for _, (a, b) in pieces:
+        out.update(range(a, b))
+    return out
+
+
+def onig(pattern: str) -> Callable[[], set[int]]:
+    """cp matches the oracle's Oniguruma class `pattern` (Split keeps only the matches)."""
+
+    def probe() -> set[int]:
+        pt, Regex = _oracle()
+        split = pt.Split(Regex(pattern), behavior="removed", invert=True)
+        kept = _covered(split.pre_tokenize_str("".join(map(chr, SCALARS))))
+        return {SCALARS[i] for i in kept}
+
+    probe.__doc__ = f"onig {pattern}"
+    return probe
+
+
+def rust_whitespace() -> set[int]:
+    """char::is_whitespace, as WhitespaceSplit removes it."""
+    pt, _ = _oracle()
+    kept = _covered(pt.WhitespaceSplit().pre_tokenize_str("".join(map(chr, SCALARS))))
+    return {c for i, c in enumerate(SCALARS) if i not in kept}
+
+
+def _isolated_singletons(pretok) -> set[int]:
+    # "x c1 x c2 x ...": an isolated char comes back as a one-char piece of its own.
+    text = "x" + "x".join(map(chr, SCALARS)) + "x"
+    return {ord(s) for s, (a, b) in pretok.pre_tokenize_str(text) if b - a == 1 and s != "x"}
+
+
+def rust_numeric() -> set[int]:
+    """char::is_numeric, as Digits(individual_digits=True) isolates it."""
+    pt, _ = _oracle()
+    return _isolated_singletons(pt.Digits(individual_digits=True))
+
+
+def bert_punct() -> set[int]:
+    """is_ascii_punctuation || unicode_categories is_punctuation (Punctuation, Bert)."""
+    pt, _ = _oracle()
+    return _isolated_singletons(pt.Punctuation())
+
+
+def rust_word() -> set[int]:
+    r"""Rust regex \w, as the Whitespace pre-tokenizer (\w+|[^\w\s]+) groups it with 'a'."""
+    pt, _ = _oracle()
+    # unit i is "a", c, U+3000 (whitespace): c joins a's piece iff c is \w.
+    text = "".join("a" + chr(c) + "\u3000" for c in SCALARS)
+    piece_of = {}
+    for _, (a, b) in pt.Whitespace().pre_tokenize_str(text):
+        for k in range(a, b):
+            piece_of[k] = a
+    return {c for i, c in enumerate(SCALARS) if piece_of.get(3 * i + 1, -1) == piece_of.get(3 * i)}
+
+
+def script_classes() -> tuple[set[int], list[list[int]]]:
+    """UnicodeScripts' fixed_script, as equivalence classes.
+
+    Returns (any_set, classes): `any_set` are the transparent code points (script Any:
+    ' ' and every code point the oracle's table does not list); `classes` partition the
+    rest so that two code points share a class iff the oracle never splits between them.
+    """
+    pt, _ = _oracle()
+    us = pt.UnicodeScripts()
+
+    def piece_starts(text: str) -> list[int]:
+        return [a for _, (a, _b) in us.pre_tokenize_str(text)]
+
+    def same_piece(text: str):
+        starts = piece_starts(text)
+        owner, j = [], 0
+        for k in range(len(text)):
+            while j + 1 < len(starts) and starts[j + 1] <= k:
+                j += 1
+            owner.append(j)
+        return owner
+
+    # 1. Any: in "a c 中" c joins 'a' (Any or Latin); in "中 c a" c joins 中 only if Any.
+    own = same_piece("".join("a" + chr(c) + "中" for c in SCALARS))
+    cand = [c for i, c in enumerate(SCALARS) if own[3 * i + 1] == own[3 * i]]
+    own = same_piece("".join("中" + chr(c) + "a" for c in cand))
+    any_set = {c for i, c in enumerate(cand) if own[3 * i + 1] == own[3 * i]}
+
+    # 2. Runs: chaining the other code points in order, the oracle cuts where the script changes.
+    rest = [c for c in SCALARS if c not in any_set]
+    starts = piece_starts("".join(map(chr, rest))) + [len(rest)]
+    runs = [rest[a:b] for a, b in zip(starts, starts[1:])]
+
+    # 3. Group runs: r shares x's script iff "x r" is one piece.
+    classes: list[list[int]] = []
+    for run in runs:
+        r = chr(run[0])
+        text = "".join(chr(cls[0]) + r for cls in classes)
+        own = same_piece(text) if text else []
+        hit = [k for k in range(len(classes)) if own[2 * k] == own[2 * k + 1]]
+        if len(hit) > 1:
+            raise SystemExit(f"gen_tables: U+{run[0]:04X} joins {len(hit)} script classes")
+        if hit:
+            classes[hit[0]].extend(run)
+        else:
+            classes.append(list(run))
+    return any_set, classes
+
+
+# -- alphabets -------------------------------------------------------------------------------
+
+
+@dataclass
+class Alphabet:
+    name: str
+    doc: str
+    tags: list[str]                      # tags[0] == "Cont"
+    tag_doc: dict[str, str]
+    # predicate name -> (probe, tags on which it holds)
+    predicates: dict[str, tuple[Callable[[], set[int]], set[str]]]
+    # maps a code point's predicate set (frozenset of names) to its tag
+    choose: Callable[[frozenset[str], int], str]
+    per_cp: dict[int, int] = field(default_factory=dict)
+
+
+def _regex_choose(p: frozenset[str], cp: int) -> str:
+    for pred, tag in (("space", "Space"), ("newline", "Newline"), ("ws", "WsOther"),
+                      ("apostrophe", "Apostrophe"), ("slash", "Slash"), ("digit", "Digit"),
+                      ("upper", "Upper"), ("lower", "Lower"), ("letter_other", "LetterOther"),
+                      ("M", "Mark"), ("N", "Number")):
+        if pred in p:
+            return tag
+    return "Other"
+
+
+REGEX = Alphabet(
+    name="regex",
+    doc="Oniguruma classes of the ByteLevel / cl100k / qwen2 / o200k / falcon patterns.",
+    tags=["Cont", "Upper", "Lower", "LetterOther", "Mark", "Number", "Digit", "Space",
+          "Newline", "WsOther", "Apostrophe", "Slash", "Other"],
+    tag_doc={
+        "Upper": r"\p{Lu} | \p{Lt}", "Lower": r"\p{Ll}", "LetterOther": r"\p{Lm} | \p{Lo}",
+        "Mark": r"\p{M}", "Number": r"\p{N} except 0-9", "Digit": "0-9",
+        "Space": "U+0020", "Newline": r"\r \n", "WsOther": r"\s except \r \n U+0020",
+        "Apostrophe": "'", "Slash": "/", "Other": r"none of the above ([^\s\p{L}\p{M}\p{N}])",
+    },
+    predicates={
+        "L": (onig(r"\p{L}"), {"Upper", "Lower", "LetterOther"}),
+        "upper": (onig(r"[\p{Lu}\p{Lt}]"), {"Upper"}),
+        "lower": (onig(r"\p{Ll}"), {"Lower"}),
+        "letter_other": (onig(r"[\p{Lm}\p{Lo}]"), {"LetterOther"}),
+        "M": (onig(r"\p{M}"), {"Mark"}),
+        "N": (onig(r"\p{N}"), {"Number", "Digit"}),
+        "digit": (onig(r"[0-9]"), {"Digit"}),
+        "ws": (onig(r"\s"), {"Space", "Newline", "WsOther"}),
+        "newline": (onig(r"[\r\n]"), {"Newline"}),
+        "space": (onig(" "), {"Space"}),
+        "apostrophe": (onig("'"), {"Apostrophe"}),
+        "slash": (onig("/"), {"Slash"}),
+    },
+    choose=_regex_choose,
+)
+
+DEEPSEEK_ASCII_PS = r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~]"""
+DEEPSEEK_CJK = "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]"
+
+
+def _deepseek_choose(p: frozenset[str], cp: int) -> str:
+    if "cjk" in p:
+        for pred, tag in (("L", "CjkLetter"), ("M", "CjkMark"), ("PS", "CjkPunctSym")):
+            if pred in p:
+                return tag
+        return "CjkOther"
+    for pred, tag in (("space", "Space"), ("newline", "Newline"), ("ws", "WsOther"),
+                      ("ascii_letter", "AsciiLetter"), ("ascii_ps", "AsciiPunctSym"),
+                      ("L", "Letter"), ("M", "Mark"), ("N", "Number"), ("PS", "PunctSym")):
+        if pred in p:
+            return tag
+    return "Other"
+
+
+DEEPSEEK = Alphabet(
+    name="deepseek",
+    doc="Classes of the deepseek-v3 Split triple (N, the CJK range, ASCII punct, L/M/P/S).",
+    tags=["Cont", "Letter", "AsciiLetter", "Mark", "Number", "PunctSym", "AsciiPunctSym",
+          "Space", "Newline", "WsOther", "Other", "CjkLetter", "CjkMark", "CjkPunctSym",
+          "CjkOther"],
+    tag_doc={
+        "Letter": r"\p{L} except A-Za-z and the CJK range", "AsciiLetter": "A-Za-z",
+        "Mark": r"\p{M} outside the CJK range", "Number": r"\p{N}",
+        "PunctSym": r"[\p{P}\p{S}] except ASCII and the CJK range",
+        "AsciiPunctSym": "the ASCII punctuation class of the third Split",
+        "Space": "U+0020", "Newline": r"\r \n", "WsOther": r"\s except \r \n U+0020",
+        "Other": "none of the above", "CjkLetter": r"CJK range and \p{L}",
+        "CjkMark": r"CJK range and \p{M}", "CjkPunctSym": r"CJK range and [\p{P}\p{S}]",
+        "CjkOther": "CJK range, none of L M P S (unassigned)",
+    },
+    predicates={
+        "L": (onig(r"\p{L}"), {"Letter", "AsciiLetter", "CjkLetter"}),
+        "M": (onig(r"\p{M}"), {"Mark", "CjkMark"}),
+        "N": (onig(r"\p{N}"), {"Number"}),
+        "PS": (onig(r"[\p{P}\p{S}]"), {"PunctSym", "AsciiPunctSym", "CjkPunctSym"}),
+        "ws": (onig(r"\s"), {"Space", "Newline", "WsOther"}),
+        "newline": (onig(r"[\r\n]"), {"Newline"}),
+        "space": (onig(" "), {"Space"}),
+        "ascii_ps": (onig(DEEPSEEK_ASCII_PS), {"AsciiPunctSym"}),
+        "ascii_letter": (onig("[A-Za-z]"), {"AsciiLetter"}),
+        "cjk": (onig(DEEPSEEK_CJK), {"CjkLetter", "CjkMark", "CjkPunctSym", "CjkOther"}),
+    },
+    choose=_deepseek_choose,
+)
+
+
+def _unicode_choose(p: frozenset[str], cp: int) -> str:
+    if "space" in p:
+        return "Space"
+    if "ws" in p:
+        return "WsOther"
+    if "punct" in p:
+        return "PunctWord" if "word" in p else "Punct"
+    if "word" in p:
+        return "WordNumeric" if "numeric" in p else "Word"
+    return "Numeric" if "numeric" in p else "Other"
+
+
+UNICODE = Alphabet(
+    name="unicode",
+    doc="Rust std / regex-crate predicates: Whitespace, WhitespaceSplit, Bert, Punctuation, Digits.",
+    tags=["Cont", "Word", "WordNumeric", "Numeric", "Punct", "PunctWord", "Space", "WsOther",
+          "Other"],
+    tag_doc={
+        "Word": r"regex \w, not numeric, not punctuation",
+        "WordNumeric": r"regex \w and char::is_numeric", "Numeric": r"is_numeric, not \w",
+        "Punct": r"Bert punctuation, not \w", "PunctWord": r"Bert punctuation and \w",
+        "Space": "U+0020", "WsOther": "char::is_whitespace except U+0020",
+        "Other": "none of the above",
+    },
+    predicates={
+        "ws": (rust_whitespace, {"Space", "WsOther"}),
+        "numeric": (rust_numeric, {"WordNumeric", "Numeric"}),
+        "punct": (bert_punct, {"Punct", "PunctWord"}),
+        "word": (rust_word, {"Word", "WordNumeric", "PunctWord"}),
+        "space": (onig(" "), {"Space"}),
+    },
+    choose=_unicode_choose,
+)
+
+ALPHABETS = [REGEX, DEEPSEEK, UNICODE]
+
+
+def build_predicate_alphabet(a: Alphabet) -> None:
+    sets = {}
+    for name, (probe, _tags) in a.predicates.items():
+        print(f"  probing {a.name}.{name}", file=sys.stderr)
+        sets[name] = probe()
+    index = {t: i for i, t in enumerate(a.tags)}
+    for cp in SCALARS:
+        p = frozenset(n for n, s in sets.items() if cp in s)
+        tag = a.choose(p, cp)
+        for name, (_probe, true_tags) in a.predicates.items():
+            if (tag in true_tags) != (name in p):
+                raise SystemExit(f"gen_tables: {a.name}: U+{cp:04X} tagged {tag} but "
+                                 f"predicate {name} is {name in p}")
+        a.per_cp[cp] = index[tag]
+
+
+def build_scripts() -> Alphabet:
+    print("  probing scripts", file=sys.stderr)
+    any_set, classes = script_classes()
+    classes.sort(key=lambda c: min(c))
+    import unicodedata
+
+    def label(cls: list[int]) -> str:
+        cp = min(cls)
+        name = unicodedata.name(chr(cp), "")
+        return f"U+{cp:04X} {name}".strip()
+
+    tags = ["Cont", "Any"] + [f"S{i:03d}" for i in range(len(classes))]
+    a = Alphabet(
+        name="scripts",
+        doc="UnicodeScripts' fixed_script classes (Hiragana/Katakana/U+30FC as Han, ' ' and "
+            "unlisted code points Any), derived as the oracle's equivalence classes.",
+        tags=tags,
+        tag_doc={"Any": "transparent: ' ' and code points outside the script table"}
+        | {f"S{i:03d}": "first member " + label(c) for i, c in enumerate(classes)},
+        predicates={}, choose=lambda p, cp: "")
+    for cp in any_set:
+        a.per_cp[cp] = 1
+    for i, cls in enumerate(classes):
+        for cp in cls:
+            a.per_cp[cp] = 2 + i
+    if len(tags) > 255:
+        raise SystemExit("gen_tables: too many script classes for one byte")
+    return a
+
+
+# -- emission: ascii[128] + two-stage table ---------------------------------------------------
+
+STAGE1_LEN = 0x110000 // BLOCK + 1  # the extra entry is an all-"U+FFFD" block for clamped garbage
+
+
+def emit(a: Alphabet) -> str:
+    full = [0] * 0x110000
+    fffd = a.per_cp[0xFFFD]
+    for cp in range(0x110000):
+        full[cp] = a.per_cp.get(cp, fffd)  # surrogates are never looked up; any value will do
+    blocks: dict[tuple[int, ...], int] = {}
+    stage1 = []
+    for b in range(0x110000 // BLOCK):
+        blk = tuple(full[b * BLOCK:(b + 1) * BLOCK])
+        stage1.append(blocks.setdefault(blk, len(blocks)))
+    stage1.append(blocks.setdefault(tuple([fffd] * BLOCK), len(blocks)))
+    if len(blocks) > 0xFFFF:
+        raise SystemExit("gen_tables: too many blocks")
+    stage2 = [t for blk in sorted(blocks, key=blocks.get)
+              for t in (blk if blk[0] != "pad" else [fffd] * BLOCK)]
+    ascii_tab = full[:128]
+
+    def rows(vals, per, fmt):
+        return "\n".join("    " + ", ".join(fmt(v) for v in vals[i:i + per]) + ","
+                         for i in range(0, len(vals), per))
+
+    up = a.name.upper()
+    enum = "\n".join(f"    {t} = {i},{'  // ' + a.tag_doc[t] if t in a.tag_doc else ''}"
+                     for i, t in enumerate(a.tags))
+    names = ", ".join(f'"{t}"' for t in a.tags)
+    return f"""\
+// GENERATED by tables/gen_tables.py from the oracle {ORACLE}. Do not edit.
+// Alphabet "{a.name}": {a.doc}
+#pragma once
+#include <cstdint>
+
+namespace tagpipe::tables::{a.name} {{
+
+enum Tag : uint8_t {{
+{enum}
+}};
+inline constexpr int kTagCount = {len(a.tags)};
+inline constexpr const char* kTagNames[kTagCount] = {{{names}}};
+inline constexpr uint8_t kFffdTag = {fffd};  // the tag of U+FFFD; every ill-formed byte gets it
+
+// Tag of each ASCII byte.
+alignas(64) inline constexpr uint8_t kAscii[128] = {{
+{rows(ascii_tab, 16, lambda v: f"{v:2d}")}
+}};
+
+// Tag of code point cp >= 0x80: kStage2[kStage1[cp >> 6] * 64 + (cp & 63)].
+// kStage1 has one extra entry past 0x10FFFF >> 6 (an all-U+FFFD block) so that a kernel may
+// clamp any garbage index to it instead of branching.
+inline constexpr int kStage1Len = {len(stage1)};
+alignas(64) inline constexpr uint16_t kStage1[kStage1Len + 2] = {{  // +2: a 32-bit gather may read past the end
+{rows(stage1 + [0, 0], 16, lambda v: f"{v:3d}")}
+}};
+inline constexpr int kStage2Len = {len(stage2)};
+alignas(64) inline constexpr uint8_t kStage2[kStage2Len + 4] = {{  // +4: a 32-bit gather may read past the end
+{rows(stage2 + [0, 0, 0, 0], 32, lambda v: f"{v:d}")}
+}};
+
+}}  // namespace tagpipe::tables::{a.name}
+"""
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true", help="fail if the committed tables are stale")
+    args = ap.parse_args()
+    alphabets = []
+    for a in ALPHABETS:
+        build_predicate_alphabet(a)
+        alphabets.append(a)
+    alphabets.append(build_scripts())
+    stale = []
+    for a in alphabets:
+        text = emit(a)
+        path = OUT_DIR / f"alphabet_{a.name}.h"
+        if args.check:
+            if not path.exists() or path.read_text() != text:
+                stale.append(path.name)
+        else:
+            OUT_DIR.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+            print(f"wrote {path.relative_to(OUT_DIR.parent.parent)} ({len(a.tags)} tags)", file=sys.stderr)
+    if stale:
+        print("stale: " + ", ".join(stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
