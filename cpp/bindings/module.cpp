@@ -13,6 +13,7 @@
 
 #include "classify/classify.h"
 #include "dispatch/kernels.h"
+#include "pretok/pipeline.h"
 
 namespace py = pybind11;
 using namespace tagpipe;
@@ -102,6 +103,118 @@ int64_t time_classify(py::handle data, py::array_t<int64_t, py::array::c_style> 
   return std::chrono::duration_cast<std::chrono::nanoseconds>(total).count();
 }
 
+pretok::Behavior behavior_named(const std::string& name) {
+  using B = pretok::Behavior;
+  if (name == "Removed") return B::Removed;
+  if (name == "Isolated") return B::Isolated;
+  if (name == "MergedWithPrevious") return B::MergedWithPrevious;
+  if (name == "MergedWithNext") return B::MergedWithNext;
+  if (name == "Contiguous") return B::Contiguous;
+  throw py::value_error("unknown behavior '" + name + "'");
+}
+
+// One stage of the plan (tagpipe/plan.py builds these dicts; the plan is trusted).
+pretok::StageSpec stage_from(const py::dict& d) {
+  using K = pretok::StageSpec::Kind;
+  pretok::StageSpec s;
+  const std::string kind = d["kind"].cast<std::string>();
+  auto get = [&](const char* key, auto fallback) {
+    return d.contains(key) ? d[key].cast<decltype(fallback)>() : fallback;
+  };
+  s.name = get("name", std::string());
+  s.literal = get("literal", std::string());
+  s.behavior = behavior_named(get("behavior", std::string("Isolated")));
+  s.invert = get("invert", false);
+  if (kind == "pattern") s.kind = K::Pattern;
+  else if (kind == "literal") s.kind = K::Literal;
+  else if (kind == "runs") s.kind = K::Runs;
+  else if (kind == "byte_level") {
+    s.kind = K::ByteLevel;
+    s.add_prefix_space = get("add_prefix_space", false);
+    s.use_regex = get("use_regex", true);
+  } else if (kind == "metaspace") {
+    s.kind = K::Metaspace;
+    const std::string p = get("prepend", std::string("always"));
+    s.prepend = p == "always" ? pretok::StageSpec::Prepend::Always
+              : p == "first"  ? pretok::StageSpec::Prepend::First
+                              : pretok::StageSpec::Prepend::Never;
+    s.split = get("split", true);
+  } else if (kind == "fixed_length") {
+    s.kind = K::FixedLength;
+    s.length = get("length", uint32_t(5));
+  } else if (kind == "scripts") s.kind = K::Scripts;
+  else throw py::value_error("unknown stage kind '" + kind + "'");
+  return s;
+}
+
+class PyPreTokenizer {
+ public:
+  explicit PyPreTokenizer(const py::list& stages) : impl_(specs(stages)) {}
+
+  // (content, byte_mapped, pieces uint32[n,2] into content, offsets uint32[n,2] into the
+  // input's UTF-8); content is None when it is the input itself.
+  py::tuple run(py::handle data) const {
+    Bytes in(data);
+    check_size(in.size);
+    pretok::PreTokenized out;
+    {
+      py::gil_scoped_release nogil;
+      impl_.run(in.data, uint32_t(in.size), out, scratch());
+    }
+    const size_t n = out.pieces.size();
+    py::array_t<uint32_t> pieces({py::ssize_t(n), py::ssize_t(2)}), offsets({py::ssize_t(n), py::ssize_t(2)});
+    uint32_t* p = pieces.mutable_data();
+    uint32_t* o = offsets.mutable_data();
+    for (size_t k = 0; k < n; k++) {
+      const pretok::Origin org = out.origin(out.pieces[k], in.data, uint32_t(in.size));
+      p[2 * k] = out.pieces[k].begin, p[2 * k + 1] = out.pieces[k].end;
+      o[2 * k] = org.begin, o[2 * k + 1] = org.end;
+    }
+    py::object content = py::none();
+    if (out.text.rewritten()) content = py::bytes(reinterpret_cast<const char*>(out.text.bytes), out.text.size);
+    return py::make_tuple(content, out.text.byte_mapped, pieces, offsets);
+  }
+
+  // Benchmark helper: pre-tokenize each document data[offsets[i]:offsets[i+1]]; returns
+  // (nanoseconds inside the pre-tokenizer calls, pieces produced).
+  py::tuple time(py::handle data, py::array_t<int64_t, py::array::c_style> offsets) const {
+    Bytes in(data);
+    const int64_t* off = offsets.data();
+    const py::ssize_t docs = offsets.size() - 1;
+    for (py::ssize_t i = 0; i < docs; i++)
+      if (off[i] < 0 || off[i + 1] < off[i] || size_t(off[i + 1]) > in.size)
+        throw py::value_error("offsets must be non-decreasing and within the data");
+    std::chrono::steady_clock::duration total{};
+    size_t pieces = 0;
+    {
+      py::gil_scoped_release nogil;
+      pretok::PreTokenized out;
+      for (py::ssize_t i = 0; i < docs; i++) {
+        const auto t0 = std::chrono::steady_clock::now();
+        impl_.run(in.data + off[i], uint32_t(off[i + 1] - off[i]), out, scratch());
+        total += std::chrono::steady_clock::now() - t0;
+        pieces += out.pieces.size();
+      }
+    }
+    return py::make_tuple(std::chrono::duration_cast<std::chrono::nanoseconds>(total).count(), pieces);
+  }
+
+ private:
+  static std::vector<pretok::StageSpec> specs(const py::list& stages) {
+    std::vector<pretok::StageSpec> out;
+    for (const auto& s : stages) out.push_back(stage_from(s.cast<py::dict>()));
+    return out;
+  }
+  static void check_size(size_t n) {
+    if (n > UINT32_MAX - 64) throw py::value_error("text longer than 4 GiB");
+  }
+  static pretok::Scratch& scratch() {
+    thread_local pretok::Scratch s;
+    return s;
+  }
+  pretok::PreTokenizer impl_;
+};
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -139,4 +252,9 @@ PYBIND11_MODULE(_core, m) {
   });
   m.def("active_kernel", [] { return std::string(kernels::active().name); });
   m.def("set_kernel", [](const std::string& name) { kernels::set_active(name); });  // invalid_argument -> ValueError
+
+  py::class_<PyPreTokenizer>(m, "PreTokenizer")
+      .def(py::init<const py::list&>(), py::arg("stages"))
+      .def("run", &PyPreTokenizer::run, py::arg("data"))
+      .def("time", &PyPreTokenizer::time, py::arg("data"), py::arg("offsets"));
 }

@@ -6,7 +6,7 @@
 
 #include "classify/classify.h"
 
-TAGPIPE_TARGET_REGION_BEGIN("avx2,bmi,bmi2,popcnt,lzcnt")
+TAGPIPE_TARGET_REGION_BEGIN(TAGPIPE_TARGET_AVX2)
 #include "simd/avx2.h"
 #define TAGPIPE_ARCH avx2
 #include "classify/classify_generic.h"

@@ -6,7 +6,7 @@
 
 #include "classify/classify.h"
 
-TAGPIPE_TARGET_REGION_BEGIN("sse4.2,ssse3,popcnt")
+TAGPIPE_TARGET_REGION_BEGIN(TAGPIPE_TARGET_SSE42)
 #include "simd/sse42.h"
 #define TAGPIPE_ARCH sse42
 #include "classify/classify_generic.h"

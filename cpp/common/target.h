@@ -43,3 +43,8 @@
 #define TAGPIPE_LIKELY(x) (x)
 #define TAGPIPE_UNLIKELY(x) (x)
 #endif
+
+// The instruction sets of each x86-64 kernel (one string per kernel, used by every file of it).
+#define TAGPIPE_TARGET_SSE42 "sse4.2,ssse3,popcnt"
+#define TAGPIPE_TARGET_AVX2 "avx2,bmi,bmi2,popcnt,lzcnt"
+#define TAGPIPE_TARGET_AVX512 "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,avx2,bmi,bmi2,popcnt,lzcnt"

@@ -23,14 +23,14 @@ std::string names(const std::vector<const Kernel*>& ks) {
 
 const std::vector<Kernel>& compiled() {
   static const std::vector<Kernel> ks = {
-      {"scalar", scalar::classify, always},
+      {"scalar", always, scalar::classify, scalar::boundaries, scalar::window},
 #if TAGPIPE_X86_64
-      {"sse42", sse42::classify, [] { return cpu::features().sse42; }},
-      {"avx2", avx2::classify, [] { return cpu::features().avx2; }},
-      {"avx512", avx512::classify, [] { return cpu::features().avx512; }},
+      {"sse42", [] { return cpu::features().sse42; }, sse42::classify, sse42::boundaries, sse42::window},
+      {"avx2", [] { return cpu::features().avx2; }, avx2::classify, avx2::boundaries, avx2::window},
+      {"avx512", [] { return cpu::features().avx512; }, avx512::classify, avx512::boundaries, avx512::window},
 #endif
 #if TAGPIPE_AARCH64
-      {"neon", neon::classify, [] { return cpu::features().neon; }},
+      {"neon", [] { return cpu::features().neon; }, neon::classify, neon::boundaries, neon::window},
 #endif
   };
   return ks;

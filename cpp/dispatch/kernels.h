@@ -1,18 +1,22 @@
-// The kernel registry: every classify kernel this build has, which of them this CPU can
+// The kernel registry: every SIMD kernel (classify, boundaries, window) this build has, which of them this CPU can
 // run, and the active one (chosen once from CPU features, or forced by name).
 #pragma once
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "boundaries/boundaries.h"
 #include "classify/classify.h"
+#include "window/window.h"
 
 namespace tagpipe::kernels {
 
 struct Kernel {
   const char* name;  // "scalar", "sse42", "avx2", "avx512", "neon"
-  ClassifyFn classify;
   bool (*supported)();
+  ClassifyFn classify;
+  BoundariesFn boundaries;
+  WindowFn window;
 };
 
 // Kernels compiled into this build, best last.

@@ -1,5 +1,6 @@
-// pybind-free self-test: every available classify kernel must write exactly what the
-// scalar kernel writes (tags and char-start words), for every alphabet.
+// pybind-free self-test: every available kernel (classify, boundaries, window) must write
+// exactly what the scalar kernel writes, for every alphabet; and on every kernel, every
+// regex family's block state machine must cut exactly where its scalar state machine does.
 //
 // Built natively by CMake (target tagpipe_selftest) and, on x86 CI, cross-compiled for
 // AArch64 and run under qemu-aarch64 so the NEON kernel is checked on every run
@@ -13,8 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "boundaries/boundaries.h"
 #include "classify/classify.h"
 #include "dispatch/kernels.h"
+#include "fsm/patterns.h"
+#include "fsm/runs.h"
+#include "pretok/fold.h"
+#include "window/window.h"
 
 using namespace tagpipe;
 
@@ -68,10 +74,10 @@ bool same(const kernels::Kernel& k, const Alphabet& a, const uint8_t* in, size_t
 }
 
 struct Check {
-  Check(const kernels::Kernel& k_, const Alphabet& a_, const char* what_) : k(k_), a(a_), what(what_) {}
+  Check(const kernels::Kernel& k_, const Alphabet& a_, std::string what_) : k(k_), a(a_), what(std::move(what_)) {}
   const kernels::Kernel& k;
   const Alphabet& a;
-  const char* what;
+  std::string what;
   long cases = 0;
   std::string why;
   bool ok = true;
@@ -81,7 +87,7 @@ struct Check {
   }
   void run(const std::vector<uint8_t>& v) { run(v.data(), v.size()); }
   ~Check() {
-    std::printf("[%s] %-8s %-28s %8ld cases  %s%s\n", k.name, a.name, what, cases, ok ? "ok" : "FAIL: ",
+    std::printf("[%s] %-8s %-32s %8ld cases  %s%s\n", k.name, a.name, what.c_str(), cases, ok ? "ok" : "FAIL: ",
                 why.c_str());
     (ok ? g_passed : g_failed)++;
   }
@@ -155,6 +161,108 @@ void check_kernel(const kernels::Kernel& k, const Alphabet& a, bool quick) {
   }
 }
 
+// -- boundaries and window kernels against scalar -------------------------------------------
+
+// Tags of `text` (padded by 64 zero bytes on both sides, as the pipeline's buffers are).
+std::vector<uint8_t> padded_tags(const std::vector<uint8_t>& text, const Alphabet& a) {
+  std::vector<uint8_t> tags(text.size() + 128, 0);
+  std::vector<uint64_t> starts(start_words(text.size()) + 1);
+  scalar::classify(text.data(), text.size(), a, tags.data() + 64, starts.data());
+  return tags;
+}
+
+// Random valid UTF-8 drawn from characters of every class the pre-tokenizers tell apart.
+std::vector<uint8_t> random_text(std::mt19937_64& rng, size_t chars) {
+  static const uint32_t kChars[] = {
+      'a', 'Z', 's', 't', 'r', 'e', 'v', 'm', 'l', 'd', 'S', 'T', 'R', 'E', 'V', 'M', 'L', 'D', '1', '0', '9',
+      '!', '.', '/', '_', '\'', ' ', ' ', ' ', '\n', '\r', '\t', 0x0B, 0x0C, 0x85, 0xA0, 0x17F, 0xE9, 0x301,
+      0x663, 0x4E2D, 0x3000, 0x2028, 0x200D, 0x1F600, 0xFF11, 0xB2, 0x2581, 0x3042, 0x30A2, 0x1C5, 0x2B0};
+  std::vector<uint8_t> v;
+  for (size_t k = 0; k < chars; k++) append_utf8(v, kChars[rng() % (sizeof(kChars) / sizeof(kChars[0]))]);
+  return v;
+}
+
+void check_runs_kernels(const kernels::Kernel& k, bool quick) {
+  Check c{k, alphabet(AlphabetId::unicode), "boundaries (every run splitter)"};
+  std::mt19937_64 rng(99);
+  std::vector<uint32_t> want(5000), got(5000);
+  for (int rep = 0; rep < (quick ? 300 : 3000); rep++) {
+    const std::vector<uint8_t> text = random_text(rng, rng() % 300);
+    const std::vector<uint8_t> tags = padded_tags(text, alphabet(AlphabetId::unicode));
+    for (const char* name : {"whitespace", "whitespace_split", "bert", "punctuation", "digits"}) {
+      const uint8_t* remap = fsm::find_runs(name)->remap;
+      // every piece start b at a character start, every end
+      for (uint32_t b = 0; b < text.size(); b += 1 + uint32_t(rng() % 40)) {
+        if (tags[64 + b] == 0) continue;
+        const uint32_t e = b + 1 + uint32_t(rng() % (text.size() - b));
+        c.cases++;
+        const size_t n0 = scalar::boundaries(tags.data() + 64, b, e, remap, want.data());
+        const size_t n1 = k.boundaries(tags.data() + 64, b, e, remap, got.data());
+        if (c.ok && (n0 != n1 || !std::equal(want.begin(), want.begin() + n0, got.begin()))) {
+          c.ok = false;
+          c.why = std::string(name) + ": boundaries differ at b=" + std::to_string(b) + " e=" + std::to_string(e);
+        }
+      }
+    }
+  }
+}
+
+void check_window_kernel(const kernels::Kernel& k, bool quick) {
+  Check c{k, alphabet(AlphabetId::regex), "window"};
+  std::mt19937_64 rng(7);
+  const uint8_t remap[16] = {0, 1, 2, 3, 4, 8, 16, 32, 64, 128, 5, 6, 7, 9, 10, 11};
+  for (int rep = 0; rep < (quick ? 300 : 3000); rep++) {
+    const std::vector<uint8_t> text = random_text(rng, 1 + rng() % 200);
+    const std::vector<uint8_t> tags = padded_tags(text, alphabet(AlphabetId::regex));
+    const uint32_t n = uint32_t(text.size());
+    uint32_t b = uint32_t(rng() % n);
+    while (b > 0 && tags[64 + b] == 0) b--;
+    const uint32_t e = b + 1 + uint32_t(rng() % (n - b));
+    for (uint32_t q = b; q < e; q += 64) {
+      Window w0, w1;
+      c.cases++;
+      scalar::window(tags.data() + 64, q, b, e, remap, w0);
+      k.window(tags.data() + 64, q, b, e, remap, w1);
+      if (c.ok && std::memcmp(&w0, &w1, sizeof(Window)) != 0) {
+        c.ok = false;
+        c.why = "window differs at q=" + std::to_string(q) + " b=" + std::to_string(b) + " e=" + std::to_string(e);
+      }
+    }
+  }
+}
+
+// -- the block state machines against the scalar ones (the specification), on kernel k ---
+
+void check_patterns(const kernels::Kernel& k, bool quick) {
+  kernels::set_active(k.name);
+  for (const char* name : {"gpt2", "cl100k", "cl100k_digit_runs", "qwen2", "o200k", "deepseek_numbers",
+                           "deepseek_cjk", "deepseek_words", "ascii_digit_triples"}) {
+    const fsm::Pattern* p = fsm::find_pattern(name);
+    const Alphabet& a = alphabet(p->alphabet);
+    Check c{k, a, std::string("pattern ") + name};
+    std::mt19937_64 rng(2024);
+    for (int rep = 0; rep < (quick ? 3000 : 60000); rep++) {
+      const std::vector<uint8_t> text = random_text(rng, rep % 10 == 0 ? rng() % 400 : rng() % 14);
+      if (text.empty()) continue;
+      const std::vector<uint8_t> tags = padded_tags(text, a);
+      std::vector<pretok::Piece> want, got;
+      pretok::Fold f0(pretok::Behavior::Isolated, false, want), f1(pretok::Behavior::Isolated, false, got);
+      const fsm::Cursor cur{tags.data() + 64, text.data(), uint32_t(text.size()), false};
+      p->run_scalar(cur, 0, f0);
+      f0.finish();
+      p->run(cur, 0, f1);
+      f1.finish();
+      c.cases++;
+      bool same = want.size() == got.size();
+      for (size_t i = 0; same && i < want.size(); i++) same = want[i].begin == got[i].begin && want[i].end == got[i].end;
+      if (c.ok && !same) {
+        c.ok = false;
+        c.why = "differs from the scalar machine on a " + std::to_string(text.size()) + "-byte text";
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -163,8 +271,12 @@ int main(int argc, char** argv) {
   for (const auto* k : kernels::available()) std::printf(" %s", k->name);
   std::printf("\n");
   for (const auto* k : kernels::available()) {
-    if (std::strcmp(k->name, "scalar") == 0) continue;
-    for (int id = 0; id < int(AlphabetId::count); id++) check_kernel(*k, alphabet(AlphabetId(id)), quick);
+    if (std::strcmp(k->name, "scalar") != 0) {
+      for (int id = 0; id < int(AlphabetId::count); id++) check_kernel(*k, alphabet(AlphabetId(id)), quick);
+      check_runs_kernels(*k, quick);
+      check_window_kernel(*k, quick);
+    }
+    check_patterns(*k, quick);  // the block machines read the active kernel's window
   }
   std::printf("%d passed, %d failed\n", g_passed, g_failed);
   return g_failed ? 1 : 0;

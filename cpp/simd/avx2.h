@@ -40,6 +40,13 @@ TAGPIPE_ALWAYS_INLINE __m256i expand32(uint32_t m) {
   return _mm256_cmpeq_epi8(_mm256_and_si256(x, bits), bits);
 }
 
+// A 16-entry byte table in both lanes of a register (vpshufb).
+struct Lut16 {
+  __m256i t;
+  explicit Lut16(const uint8_t* table)
+      : t(_mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table)))) {}
+};
+
 struct simd8x64 {
   __m256i v[2];
 
@@ -68,6 +75,19 @@ struct simd8x64 {
     const __m256i l = _mm256_set1_epi8(char(lo)), w = _mm256_set1_epi8(char(hi - lo));
     const __m256i d0 = _mm256_sub_epi8(v[0], l), d1 = _mm256_sub_epi8(v[1], l);
     return bits(_mm256_cmpeq_epi8(_mm256_min_epu8(d0, w), d0), _mm256_cmpeq_epi8(_mm256_min_epu8(d1, w), d1));
+  }
+  TAGPIPE_ALWAYS_INLINE uint64_t eq(const simd8x64& o) const {
+    return bits(_mm256_cmpeq_epi8(v[0], o.v[0]), _mm256_cmpeq_epi8(v[1], o.v[1]));
+  }
+  // Bytes with bit x set.
+  TAGPIPE_ALWAYS_INLINE uint64_t test_bit(int x) const {
+    const __m256i bit = _mm256_set1_epi8(char(1 << x));
+    return bits(_mm256_cmpeq_epi8(_mm256_and_si256(v[0], bit), bit),
+                _mm256_cmpeq_epi8(_mm256_and_si256(v[1], bit), bit));
+  }
+  // table[b] for b < 16.
+  TAGPIPE_ALWAYS_INLINE simd8x64 lookup16(const Lut16& lut) const {
+    return {{_mm256_shuffle_epi8(lut.t, v[0]), _mm256_shuffle_epi8(lut.t, v[1])}};
   }
   TAGPIPE_ALWAYS_INLINE simd8x64 lookup128(const AsciiLut& lut) const {
     return {{avx2::lookup128(v[0], lut), avx2::lookup128(v[1], lut)}};

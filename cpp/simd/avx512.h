@@ -4,6 +4,12 @@
 #pragma once
 #include <immintrin.h>
 
+#if defined(__GNUC__) && !defined(__clang__)
+// GCC 12 warns inside its own _mm512_undefined_epi32() (a self-initialised local).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+
 #include <cstdint>
 
 namespace tagpipe::avx512 {
@@ -11,6 +17,13 @@ namespace tagpipe::avx512 {
 struct AsciiLut {
   __m512i lo, hi;  // entries 0..63 and 64..127
   explicit AsciiLut(const uint8_t* table) : lo(_mm512_loadu_si512(table)), hi(_mm512_loadu_si512(table + 64)) {}
+};
+
+// A 16-entry byte table in every lane of a register (vpshufb).
+struct Lut16 {
+  __m512i t;
+  explicit Lut16(const uint8_t* table)
+      : t(_mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table)))) {}
 };
 
 struct simd8x64 {
@@ -25,6 +38,13 @@ struct simd8x64 {
     const __m512i d = _mm512_sub_epi8(v, _mm512_set1_epi8(char(lo)));
     return _mm512_cmple_epu8_mask(d, _mm512_set1_epi8(char(hi - lo)));
   }
+  TAGPIPE_ALWAYS_INLINE uint64_t eq(const simd8x64& o) const { return _mm512_cmpeq_epi8_mask(v, o.v); }
+  // Bytes with bit x set.
+  TAGPIPE_ALWAYS_INLINE uint64_t test_bit(int x) const {
+    return _mm512_test_epi8_mask(v, _mm512_set1_epi8(char(1 << x)));
+  }
+  // table[b] for b < 16.
+  TAGPIPE_ALWAYS_INLINE simd8x64 lookup16(const Lut16& lut) const { return {_mm512_shuffle_epi8(lut.t, v)}; }
   // vpermi2b reads the low 7 bits of each byte: bytes >= 0x80 get garbage, which the
   // generic algorithm always overwrites.
   TAGPIPE_ALWAYS_INLINE simd8x64 lookup128(const AsciiLut& lut) const {

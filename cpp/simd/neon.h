@@ -34,6 +34,12 @@ TAGPIPE_ALWAYS_INLINE uint8x16_t expand16(uint32_t m) {
   return vtstq_u8(vcombine_u8(lo, hi), weights);
 }
 
+// A 16-entry byte table in a register (tbl).
+struct Lut16 {
+  uint8x16_t t;
+  explicit Lut16(const uint8_t* table) : t(vld1q_u8(table)) {}
+};
+
 struct simd8x64 {
   uint8x16_t v[4];
 
@@ -70,6 +76,24 @@ struct simd8x64 {
     uint8x16_t m[4];
     for (int k = 0; k < 4; k++) m[k] = vcleq_u8(vsubq_u8(v[k], l), w);
     return bits(m);
+  }
+  TAGPIPE_ALWAYS_INLINE uint64_t eq(const simd8x64& o) const {
+    uint8x16_t m[4];
+    for (int k = 0; k < 4; k++) m[k] = vceqq_u8(v[k], o.v[k]);
+    return bits(m);
+  }
+  // Bytes with bit x set.
+  TAGPIPE_ALWAYS_INLINE uint64_t test_bit(int x) const {
+    const uint8x16_t bit = vdupq_n_u8(uint8_t(1 << x));
+    uint8x16_t m[4];
+    for (int k = 0; k < 4; k++) m[k] = vtstq_u8(v[k], bit);
+    return bits(m);
+  }
+  // table[b] for b < 16.
+  TAGPIPE_ALWAYS_INLINE simd8x64 lookup16(const Lut16& lut) const {
+    simd8x64 r;
+    for (int k = 0; k < 4; k++) r.v[k] = vqtbl1q_u8(lut.t, v[k]);
+    return r;
   }
   // tbl returns 0 for an index past its 64-byte table, so exactly one of the two lookups
   // contributes for an ASCII byte and neither for b >= 0x80.

@@ -40,6 +40,12 @@ TAGPIPE_ALWAYS_INLINE __m128i expand16(uint32_t m) {
   return _mm_cmpeq_epi8(_mm_and_si128(x, bits), bits);
 }
 
+// A 16-entry byte table in a register (pshufb).
+struct Lut16 {
+  __m128i t;
+  explicit Lut16(const uint8_t* table) : t(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table))) {}
+};
+
 struct simd8x64 {
   __m128i v[4];
 
@@ -77,6 +83,24 @@ struct simd8x64 {
       m[k] = _mm_cmpeq_epi8(_mm_min_epu8(d, w), d);
     }
     return bits(m);
+  }
+  TAGPIPE_ALWAYS_INLINE uint64_t eq(const simd8x64& o) const {
+    __m128i m[4];
+    for (int k = 0; k < 4; k++) m[k] = _mm_cmpeq_epi8(v[k], o.v[k]);
+    return bits(m);
+  }
+  // Bytes with bit x set.
+  TAGPIPE_ALWAYS_INLINE uint64_t test_bit(int x) const {
+    const __m128i bit = _mm_set1_epi8(char(1 << x));
+    __m128i m[4];
+    for (int k = 0; k < 4; k++) m[k] = _mm_cmpeq_epi8(_mm_and_si128(v[k], bit), bit);
+    return bits(m);
+  }
+  // table[b] for b < 16.
+  TAGPIPE_ALWAYS_INLINE simd8x64 lookup16(const Lut16& lut) const {
+    simd8x64 r;
+    for (int k = 0; k < 4; k++) r.v[k] = _mm_shuffle_epi8(lut.t, v[k]);
+    return r;
   }
   TAGPIPE_ALWAYS_INLINE simd8x64 lookup128(const AsciiLut& lut) const {
     simd8x64 r;

@@ -1,0 +1,122 @@
+// Running a regex family 64 bytes at a time.
+//
+// The scalar state machines (gpt2.cpp, cl100k.cpp, ...) decide one match after another: a
+// data-dependent branch or two per piece, which costs more than the rest of the work.  A
+// family with block rules instead computes, for a whole 64-byte block, the mask of bytes
+// where a match starts ("cuts") from the class window (window/window.h) with branch-free
+// bit operations, and the mask of bytes where its rules are not trusted ("dirty":
+// situations they do not model, such as a run of 4+ digits under \p{N}{1,3}).  A dirty
+// block is handed to the family's scalar state machine, which is the specification.
+//
+// Both describe the same regex exactly, so they agree on every cut; the tests check the
+// blocks against the scalar state machine (cpp/selftest) and both against the oracle.
+#pragma once
+#include <cstdint>
+
+#include "dispatch/kernels.h"
+#include "fsm/cursor.h"
+#include "pretok/fold.h"
+#include "window/window.h"
+
+namespace tagpipe::fsm {
+
+// Bit helpers over one block.  A mask has a bit per byte; masks "at starts" have bits
+// only where characters start.
+struct Bits {
+  uint64_t start, cont;  // character starts, continuation bytes (inside the piece)
+  uint64_t first;        // bit 0 in the piece's first block: a match starts there
+
+  // X spread over the continuation bytes of each character whose start is in X.
+  uint64_t spread(uint64_t x, uint64_t carry_in) const {
+    x |= carry_in & cont & 1;
+    for (int k = 0; k < 3; k++) x |= (x << 1) & cont;
+    return x;
+  }
+};
+
+// prevchar(X): at each character start, whether the character before it is in X.
+struct PrevChar {
+  uint64_t carry = 0;  // X spread, bit 63 of the previous block
+  uint64_t operator()(const Bits& b, uint64_t x) {
+    const uint64_t s = b.spread(x, carry);
+    const uint64_t out = ((s << 1) | carry) & b.start;
+    carry = s >> 63;
+    return out;
+  }
+};
+
+// Cut changes a contraction makes past the end of its block.
+struct Carried {
+  uint32_t clear_below = 0;  // no cut before this position ...
+  uint32_t cut_at = 0;       // ... and a cut here (0: none)
+
+  void apply(uint32_t q, uint64_t& cut) const {
+    if (clear_below > q) cut &= clear_below - q >= 64 ? 0 : ~uint64_t(0) << (clear_below - q);
+    if (cut_at >= q && cut_at - q < 64) cut |= uint64_t(1) << (cut_at - q);
+  }
+};
+
+// A contraction at each apostrophe that starts a match (in `cut`): the match is the
+// contraction, so no cut inside it and a cut right after it.
+inline void contractions(const Cursor& c, uint32_t q, uint64_t apostrophes, bool ignore_case, uint64_t& cut,
+                         Carried& carried) {
+  uint64_t a = apostrophes & cut;
+  while (a) {
+    const int j = __builtin_ctzll(a);
+    a &= a - 1;
+    if (!((cut >> j) & 1)) continue;  // an earlier contraction swallowed it
+    const uint32_t end = contraction(c, q + j, ignore_case);
+    if (!end) continue;
+    const uint32_t k = end - q;  // 2..3 past j, possibly past the block
+    const uint64_t above = j == 63 ? 0 : ~uint64_t(0) << (j + 1);  // (no shift by 64)
+    const uint64_t inside = k >= 64 ? above : ((uint64_t(1) << k) - 1) & above;
+    cut &= ~inside;
+    if (k < 64) {
+      if (end < c.end) cut |= uint64_t(1) << k;
+    } else {
+      carried.clear_below = end;
+      carried.cut_at = end < c.end ? end : 0;
+    }
+    a &= ~inside;
+  }
+}
+
+// Drives `Rules` over the piece [begin, c.end) and reports each match to `fold`.
+//   Rules::kRemap                 regex-alphabet tag -> class bits
+//   rules.block(w, bits, q, c, cut, dirty)   fills cut / dirty for block q (cut includes bits.first)
+//   Rules::match_end(c, i)        the scalar state machine: end of the match at i
+template <class Rules>
+void run_blocks(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
+  const WindowFn window = kernels::active().window;
+  Rules rules;
+  uint32_t last = begin;  // the last match start reported: everything before it is done
+  Window w;
+  for (uint32_t q = begin; q < c.end; q += 64) {
+    window(c.tags, q, begin, c.end, Rules::kRemap, w);
+    const Bits bits{w.start, ~w.start & (c.end - q >= 64 ? ~uint64_t(0) : (uint64_t(1) << (c.end - q)) - 1),
+                    q == begin ? uint64_t(1) : 0};
+    uint64_t cut = 0, dirty = 0;
+    rules.block(w, bits, q, c, cut, dirty);
+    if (dirty || last > q + 64) {
+      // The scalar state machine from the last match start, through this block.
+      uint32_t i = last;
+      while (i < c.end && i < q + 64) {
+        const uint32_t e = Rules::match_end(c, i);
+        fold.segment(i, e, true);
+        i = e;
+      }
+      last = i;
+      continue;
+    }
+    if (last >= q) cut &= last - q >= 63 ? 0 : ~uint64_t(0) << (last - q + 1);  // decided already
+    while (cut) {
+      const uint32_t pos = q + uint32_t(__builtin_ctzll(cut));
+      cut &= cut - 1;
+      fold.segment(last, pos, true);
+      last = pos;
+    }
+  }
+  if (last < c.end) fold.segment(last, c.end, true);
+}
+
+}  // namespace tagpipe::fsm

@@ -1,0 +1,352 @@
+#include "pretok/pipeline.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <stdexcept>
+
+#include "alphabet_regex.h"
+#include "alphabet_scripts.h"
+#include "boundaries/boundaries.h"
+#include "dispatch/kernels.h"
+#include "fsm/patterns.h"
+#include "fsm/runs.h"
+#include "pretok/bytelevel.h"
+
+namespace tagpipe::pretok {
+namespace {
+
+// Tags of the 256 ByteLevel characters, per alphabet: the tag stream of mapped text.
+const std::array<uint8_t, 256>& mapped_tags(AlphabetId id) {
+  static const auto tables = [] {
+    std::array<std::array<uint8_t, 256>, int(AlphabetId::count)> t{};
+    for (int a = 0; a < int(AlphabetId::count); a++)
+      for (int b = 0; b < 256; b++) t[a][b] = alphabet(AlphabetId(a)).lookup(byte_char(uint8_t(b)));
+    return t;
+  }();
+  return tables[int(id)];
+}
+
+bool is_cont(uint8_t b) { return (b & 0xC0) == 0x80; }
+
+// The input character containing byte i of a text that was not rewritten.
+Origin input_char(const uint8_t* input, uint32_t size, uint32_t i) {
+  uint32_t b = i, e = i + 1;
+  while (b > 0 && is_cont(input[b])) --b;
+  while (e < size && is_cont(input[e])) ++e;
+  return {b, e};
+}
+
+Origin origin_of(const Text& text, const uint8_t* input, uint32_t input_size, uint32_t i) {
+  return text.rewritten() ? text.origin[i] : input_char(input, input_size, i);
+}
+
+// Rebuilds the content: `write(piece, content, origins, origin_of_old_byte)` appends each
+// piece's new bytes and their origins; pieces are renumbered into the new content.
+template <class Write>
+void rewrite(Text& text, std::vector<Piece>& pieces, const uint8_t* input, uint32_t input_size, Write write) {
+  auto storage = std::make_shared<std::string>();
+  storage->reserve(text.size + text.size / 2 + 8);
+  std::vector<Origin> origin;
+  origin.reserve(storage->capacity());
+  const Text old = text;
+  auto old_origin = [&](uint32_t i) { return origin_of(old, input, input_size, i); };
+  for (Piece& p : pieces) {
+    const uint32_t begin = uint32_t(storage->size());
+    write(p, *storage, origin, old_origin);
+    p = {begin, uint32_t(storage->size())};
+  }
+  text.storage = std::move(storage);
+  text.bytes = reinterpret_cast<const uint8_t*>(text.storage->data());
+  text.size = uint32_t(text.storage->size());
+  text.origin = std::move(origin);
+}
+
+// -- stages ----------------------------------------------------------------------------------
+
+class PatternStage final : public Stage {
+ public:
+  PatternStage(const fsm::Pattern* p, Behavior b, bool invert) : p_(p), behavior_(b), invert_(invert) {}
+  void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
+    const uint8_t* tags = scratch.tags(text, p_->alphabet);
+    std::vector<Piece>& out = scratch.pieces_out;
+    out.clear();
+    Fold fold(behavior_, invert_, out);
+    for (const Piece& piece : pieces) {
+      p_->run(fsm::Cursor{tags, text.bytes, piece.end, text.byte_mapped}, piece.begin, fold);
+      fold.finish();
+    }
+    pieces.swap(out);
+  }
+
+ private:
+  const fsm::Pattern* p_;
+  Behavior behavior_;
+  bool invert_;
+};
+
+class RunsStage final : public Stage {
+ public:
+  RunsStage(const fsm::Runs* r, Behavior b) : r_(r), behavior_(b) {}
+  void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
+    const uint8_t* tags = scratch.tags(text, AlphabetId::unicode);
+    const BoundariesFn boundaries = kernels::active().boundaries;
+    std::vector<Piece>& out = scratch.pieces_out;
+    out.clear();
+    Fold fold(behavior_, false, out);
+    for (const Piece& piece : pieces) {
+      if (scratch.cuts.size() < piece.end - piece.begin) scratch.cuts.resize(piece.end - piece.begin);
+      const size_t n = boundaries(tags, piece.begin, piece.end, r_->remap, scratch.cuts.data());
+      uint32_t start = piece.begin;
+      for (size_t k = 0; k <= n; k++) {
+        const uint32_t stop = k < n ? scratch.cuts[k] : piece.end;
+        fold.segment(start, stop, (r_->remap[tags[start]] & fsm::kMatch) != 0);
+        start = stop;
+      }
+      fold.finish();
+    }
+    pieces.swap(out);
+  }
+
+ private:
+  const fsm::Runs* r_;
+  Behavior behavior_;
+};
+
+// A String pattern: leftmost, non-overlapping occurrences (what Oniguruma does with the
+// escaped string).  On ByteLevel-mapped text the pattern's characters must be byte
+// characters; one that is not can never match.
+class LiteralStage final : public Stage {
+ public:
+  LiteralStage(std::string literal, Behavior b, bool invert)
+      : literal_(std::move(literal)), behavior_(b), invert_(invert) {
+    if (literal_.empty()) throw std::invalid_argument("an empty String pattern is not native");
+    // Its bytes on mapped text: one byte per character.
+    const auto* s = reinterpret_cast<const uint8_t*>(literal_.data());
+    for (size_t i = 0; i < literal_.size();) {
+      uint32_t cp = s[i];
+      size_t len = cp < 0x80 ? 1 : cp < 0xE0 ? 2 : cp < 0xF0 ? 3 : 4;
+      if (len > 1) {
+        cp &= 0xFF >> (len + 1);
+        for (size_t k = 1; k < len; k++) cp = (cp << 6) | (s[i + k] & 0x3F);
+      }
+      const int b = char_byte(cp);
+      if (b < 0) mapped_possible_ = false;
+      mapped_ += char(b < 0 ? 0 : b);
+      i += len;
+    }
+  }
+  void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
+    const std::string& needle = text.byte_mapped ? mapped_ : literal_;
+    const bool possible = !text.byte_mapped || mapped_possible_;
+    std::vector<Piece>& out = scratch.pieces_out;
+    out.clear();
+    Fold fold(behavior_, invert_, out);
+    for (const Piece& piece : pieces) {
+      const char* base = reinterpret_cast<const char*>(text.bytes);
+      uint32_t gap = piece.begin;
+      if (possible) {
+        std::string_view hay(base + piece.begin, piece.end - piece.begin);
+        for (size_t at = hay.find(needle); at != std::string_view::npos; at = hay.find(needle, at + needle.size())) {
+          const uint32_t m = piece.begin + uint32_t(at);
+          if (gap < m) fold.segment(gap, m, false);
+          fold.segment(m, m + uint32_t(needle.size()), true);
+          gap = m + uint32_t(needle.size());
+        }
+      }
+      if (gap < piece.end) fold.segment(gap, piece.end, false);
+      fold.finish();
+    }
+    pieces.swap(out);
+  }
+
+ private:
+  std::string literal_, mapped_;
+  bool mapped_possible_ = true;
+  Behavior behavior_;
+  bool invert_;
+};
+
+// ByteLevel: optionally prepends ' ' to every piece that does not start with one, splits
+// with GPT-2's regex when use_regex, then reads the text through the byte map.
+class ByteLevelStage final : public Stage {
+ public:
+  ByteLevelStage(bool add_prefix_space, bool use_regex)
+      : add_prefix_space_(add_prefix_space), regex_(use_regex ? fsm::find_pattern("gpt2") : nullptr) {}
+  void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
+    if (add_prefix_space_ &&
+        std::any_of(pieces.begin(), pieces.end(), [&](const Piece& p) { return text.bytes[p.begin] != ' '; })) {
+      rewrite(text, pieces, scratch.input, scratch.input_size, [&](const Piece& p, std::string& out, std::vector<Origin>& org, auto old_origin) {
+        if (text.bytes[p.begin] != ' ') out += ' ', org.push_back(old_origin(p.begin));
+        out.append(reinterpret_cast<const char*>(text.bytes) + p.begin, p.end - p.begin);
+        for (uint32_t i = p.begin; i < p.end; i++) org.push_back(old_origin(i));
+      });
+      scratch.reset();
+    }
+    if (regex_) PatternStage(regex_, Behavior::Isolated, false).apply(text, pieces, scratch);
+    text.byte_mapped = true;
+    scratch.reset();
+  }
+
+ private:
+  bool add_prefix_space_;
+  const fsm::Pattern* regex_;
+};
+
+// Metaspace: ' ' -> replacement, the replacement prepended (Always: unless the piece
+// starts with it; First: also only for the piece at original offset 0), then, with split,
+// a cut before every replacement character (MergedWithNext).
+class MetaspaceStage final : public Stage {
+ public:
+  MetaspaceStage(std::string replacement, StageSpec::Prepend prepend, bool split)
+      : repl_(std::move(replacement)), prepend_(prepend), split_(split),
+        splitter_(repl_, Behavior::MergedWithNext, false) {}
+  void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
+    rewrite(text, pieces, scratch.input, scratch.input_size, [&](const Piece& p, std::string& out, std::vector<Origin>& org, auto old_origin) {
+      const char* s = reinterpret_cast<const char*>(text.bytes) + p.begin;
+      const uint32_t n = p.end - p.begin;
+      const bool starts = s[0] == ' ' || (n >= repl_.size() && std::memcmp(s, repl_.data(), repl_.size()) == 0);
+      bool prepend = false;
+      if (prepend_ == StageSpec::Prepend::Always) prepend = !starts;
+      if (prepend_ == StageSpec::Prepend::First) prepend = !starts && old_origin(p.begin).begin == 0;
+      if (prepend) {
+        out += repl_;
+        org.insert(org.end(), repl_.size(), old_origin(p.begin));
+      }
+      for (uint32_t i = 0; i < n; i++) {
+        if (s[i] == ' ') {
+          out += repl_;
+          org.insert(org.end(), repl_.size(), old_origin(p.begin + i));
+        } else {
+          out += s[i];
+          org.push_back(old_origin(p.begin + i));
+        }
+      }
+    });
+    scratch.reset();
+    if (split_) splitter_.apply(text, pieces, scratch);
+  }
+
+ private:
+  std::string repl_;
+  StageSpec::Prepend prepend_;
+  bool split_;
+  LiteralStage splitter_;
+};
+
+class FixedLengthStage final : public Stage {
+ public:
+  explicit FixedLengthStage(uint32_t length) : length_(length) {
+    if (length == 0) throw std::invalid_argument("FixedLength of 0 is not native");
+  }
+  void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
+    const uint8_t* tags = scratch.tags(text, AlphabetId::regex);
+    std::vector<Piece>& out = scratch.pieces_out;
+    out.clear();
+    for (const Piece& piece : pieces) {
+      uint32_t start = piece.begin, chars = 0;
+      for (uint32_t i = piece.begin; i < piece.end; i++) {
+        if (tags[i] == 0) continue;
+        if (chars == length_) out.push_back({start, i}), start = i, chars = 0;
+        chars++;
+      }
+      out.push_back({start, piece.end});
+    }
+    pieces.swap(out);
+  }
+
+ private:
+  uint32_t length_;
+};
+
+// UnicodeScripts: a cut before a character whose script differs from the last non-Any
+// script seen in the piece (Any, ' ' and unlisted code points, never cuts and is skipped).
+class ScriptsStage final : public Stage {
+ public:
+  void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
+    const uint8_t* tags = scratch.tags(text, AlphabetId::scripts);
+    std::vector<Piece>& out = scratch.pieces_out;
+    out.clear();
+    for (const Piece& piece : pieces) {
+      uint32_t start = piece.begin;
+      int last = -1;
+      for (uint32_t i = piece.begin; i < piece.end; i++) {
+        const int t = tags[i];
+        if (t == tables::scripts::Cont || t == tables::scripts::Any) continue;
+        if (last >= 0 && t != last) out.push_back({start, i}), start = i;
+        last = t;
+      }
+      out.push_back({start, piece.end});
+    }
+    pieces.swap(out);
+  }
+};
+
+}  // namespace
+
+const uint8_t* Scratch::tags(const Text& text, AlphabetId id) {
+  std::vector<uint8_t>& b = buf_[int(id)];
+  if (!((valid_ >> int(id)) & 1)) {
+    b.resize(text.size + 2 * kPad);
+    std::memset(b.data(), 0, kPad);
+    std::memset(b.data() + kPad + text.size, 0, kPad);
+    uint8_t* t = b.data() + kPad;
+    if (text.byte_mapped) {
+      const auto& table = mapped_tags(id);
+      for (uint32_t i = 0; i < text.size; i++) t[i] = table[text.bytes[i]];
+    } else {
+      starts_.resize(start_words(text.size));
+      kernels::active().classify(text.bytes, text.size, alphabet(id), t, starts_.data());
+    }
+    valid_ |= 1u << int(id);
+  }
+  return b.data() + kPad;
+}
+
+std::unique_ptr<Stage> make_stage(const StageSpec& s) {
+  using K = StageSpec::Kind;
+  switch (s.kind) {
+    case K::Pattern: {
+      const fsm::Pattern* p = fsm::find_pattern(s.name);
+      if (!p) throw std::invalid_argument("unknown pattern family '" + s.name + "'");
+      return std::make_unique<PatternStage>(p, s.behavior, s.invert);
+    }
+    case K::Runs: {
+      const fsm::Runs* r = fsm::find_runs(s.name);
+      if (!r) throw std::invalid_argument("unknown run splitter '" + s.name + "'");
+      return std::make_unique<RunsStage>(r, s.behavior);
+    }
+    case K::Literal:
+      return std::make_unique<LiteralStage>(s.literal, s.behavior, s.invert);
+    case K::ByteLevel:
+      return std::make_unique<ByteLevelStage>(s.add_prefix_space, s.use_regex);
+    case K::Metaspace:
+      return std::make_unique<MetaspaceStage>(s.literal, s.prepend, s.split);
+    case K::FixedLength:
+      return std::make_unique<FixedLengthStage>(s.length);
+    case K::Scripts:
+      return std::make_unique<ScriptsStage>();
+  }
+  throw std::invalid_argument("unknown stage kind");
+}
+
+Origin PreTokenized::origin(const Piece& p, const uint8_t* input, uint32_t input_size) const {
+  return {origin_of(text, input, input_size, p.begin).begin, origin_of(text, input, input_size, p.end - 1).end};
+}
+
+PreTokenizer::PreTokenizer(const std::vector<StageSpec>& specs) {
+  for (const StageSpec& s : specs) stages_.push_back(make_stage(s));
+}
+
+void PreTokenizer::run(const uint8_t* input, uint32_t n, PreTokenized& out, Scratch& scratch) const {
+  out.text = Text{};
+  out.text.bytes = input;
+  out.text.size = n;
+  out.pieces.clear();
+  if (n) out.pieces.push_back({0, n});
+  scratch.reset();
+  scratch.input = input, scratch.input_size = n;
+  for (const auto& stage : stages_) stage->apply(out.text, out.pieces, scratch);
+}
+
+}  // namespace tagpipe::pretok

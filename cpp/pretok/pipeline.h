@@ -1,0 +1,89 @@
+// A native pre-tokenizer: the stages of a tokenizer.json "pre_tokenizer" section (a
+// Sequence flattened), each run on every piece the previous stage produced.
+//
+// The Python plan (tagpipe/plan.py) decides what is native and builds StageSpecs; this
+// side trusts them.  PreTokenizer is immutable and shared between threads; every call
+// brings its own Scratch.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "classify/alphabet.h"
+#include "pretok/fold.h"
+#include "pretok/text.h"
+
+namespace tagpipe::pretok {
+
+struct StageSpec {
+  enum class Kind : uint8_t {
+    Pattern,      // Split with a known regex family (`name`), behavior, invert
+    Literal,      // Split with a String pattern (`literal`), behavior, invert; CharDelimiterSplit
+    Runs,         // a class-run splitter `name`: whitespace, whitespace_split, bert, punctuation, digits
+    ByteLevel,    // add_prefix_space, use_regex
+    Metaspace,    // literal = replacement (one character), prepend, split
+    FixedLength,  // length
+    Scripts,      // UnicodeScripts
+  };
+  enum class Prepend : uint8_t { Always, First, Never };
+
+  Kind kind = Kind::Pattern;
+  std::string name;
+  std::string literal;
+  Behavior behavior = Behavior::Isolated;
+  bool invert = false;
+  bool add_prefix_space = false, use_regex = true;
+  Prepend prepend = Prepend::Always;
+  bool split = true;
+  uint32_t length = 5;
+};
+
+// Per-call working memory: tag buffers (one per alphabet, padded for the SIMD readers) and
+// piece vectors, reused across calls.
+class Scratch {
+ public:
+  // Tags of `text` in alphabet `id` (computed on first use after reset()).
+  const uint8_t* tags(const Text& text, AlphabetId id);
+  void reset() { valid_ = 0; }
+  // The call's input: what a text that was never rewritten indexes.
+  const uint8_t* input = nullptr;
+  uint32_t input_size = 0;
+  std::vector<Piece> pieces_out;
+  std::vector<uint32_t> cuts;
+
+ private:
+  static constexpr size_t kPad = 64;
+  std::vector<uint8_t> buf_[int(AlphabetId::count)];
+  std::vector<uint64_t> starts_;
+  unsigned valid_ = 0;  // bit per alphabet
+};
+
+class Stage {
+ public:
+  virtual ~Stage() = default;
+  // Replaces `pieces` (over `text`) by their sub-pieces; may replace `text`.
+  virtual void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const = 0;
+};
+
+// Throws std::invalid_argument for a spec this build cannot run.
+std::unique_ptr<Stage> make_stage(const StageSpec& spec);
+
+struct PreTokenized {
+  Text text;                  // the content the pieces index (the input unless rewritten)
+  std::vector<Piece> pieces;
+  // The input bytes [begin, end) a piece came from: whole characters, as Hugging Face's
+  // alignments give them.
+  Origin origin(const Piece& p, const uint8_t* input, uint32_t input_size) const;
+};
+
+class PreTokenizer {
+ public:
+  explicit PreTokenizer(const std::vector<StageSpec>& specs);
+  void run(const uint8_t* input, uint32_t n, PreTokenized& out, Scratch& scratch) const;
+
+ private:
+  std::vector<std::unique_ptr<Stage>> stages_;
+};
+
+}  // namespace tagpipe::pretok
