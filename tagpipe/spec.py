@@ -46,10 +46,11 @@ __all__ = [
 
 
 class TokenizerJsonError(ValueError):
-    """A section the oracle would refuse to load; ``path`` is e.g. ``normalizer.normalizers[0]``."""
+    """A section the oracle would refuse to load; ``path`` is e.g. ``normalizer.normalizers[0]``
+    (``""`` for the document itself, e.g. a JSON syntax error before any section)."""
 
     def __init__(self, path: str, message: str):
-        super().__init__(f"{path}: {message}")
+        super().__init__(f"{path}: {message}" if path else message)
         self.path = path
         self.message = message
 
@@ -411,9 +412,10 @@ def _legacy_candidate(raw: Any, model: type) -> Optional[dict]:
     return None
 
 
-def _resolver(kind: str, tagged: dict, legacy: tuple):
+def _resolver(kind: str, tagged: dict, legacy: tuple, names: Optional[tuple] = None):
     """The before-validator of a section union: turn raw JSON into a dict carrying the canonical
-    ``"type"`` (or an already validated model), following the oracle's tagged-then-untagged read."""
+    ``"type"`` (or an already validated model), following the oracle's tagged-then-untagged read.
+    ``names`` lists the types for error messages when none is tagged (purely untagged unions)."""
 
     def resolve(raw: Any) -> Any:
         if isinstance(raw, _Model):
@@ -440,7 +442,7 @@ def _resolver(kind: str, tagged: dict, legacy: tuple):
         if likely or len(failed) == 1:
             return (likely or [failed[0][1]])[0]
         if isinstance(raw, dict):
-            known = ", ".join(repr(t) for t in tagged if tagged[t])
+            known = ", ".join(repr(t) for t in (names or [t for t in tagged if tagged[t]]))
             if "type" not in raw:
                 raise _Invalid(f"missing 'type' and no legacy {kind} form fits; types: {known}")
             raise _Invalid(f"{_show(raw['type'])} is not a {kind} type; expected one of {known}",
@@ -480,9 +482,19 @@ _TAGS = {_tag(m) for m in _NORMALIZERS + _PRE_TOKENIZERS}
 
 # ---------------------------------------------------------------------------- entry points
 
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _key(path: str, key: str) -> str:
+    """``path.key``, or ``path['key']`` for keys that are not identifiers (vocab tokens)."""
+    if not _IDENTIFIER.fullmatch(key):
+        return f"{path}[{key!r}]"
+    return f"{path}.{key}" if path else key
+
+
 def _join(path: str, loc) -> str:
     for part in loc:
-        path += f"[{part}]" if isinstance(part, int) else f".{part}"
+        path = f"{path}[{part}]" if isinstance(part, int) else _key(path, str(part))
     return path
 
 
@@ -494,7 +506,8 @@ def _check_json(value: Any, path: str, depth: int = 1) -> None:
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            raise TokenizerJsonError(path, f"{_show(value)} contains a lone surrogate") from None
+            raise TokenizerJsonError(path, f"{_show(value)} is not valid UTF-8 (a lone surrogate,"
+                                           " or an undecodable byte)") from None
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         try:
             finite = math.isfinite(float(value))
@@ -512,7 +525,7 @@ def _check_json(value: Any, path: str, depth: int = 1) -> None:
             if not isinstance(key, str):
                 raise TokenizerJsonError(path, f"object key {_show(key)} is not a string")
             _check_json(key, path, depth)
-            _check_json(item, f"{path}.{key}", depth + 1)
+            _check_json(item, _key(path, key), depth + 1)
     elif value is not None and not isinstance(value, bool):
         raise TokenizerJsonError(path, f"{_show(value)} is not a JSON value")
 

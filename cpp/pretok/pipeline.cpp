@@ -174,10 +174,11 @@ class ByteLevelStage final : public Stage {
   ByteLevelStage(bool add_prefix_space, bool use_regex)
       : add_prefix_space_(add_prefix_space), regex_(use_regex ? fsm::find_pattern("gpt2") : nullptr) {}
   void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
-    if (add_prefix_space_ &&
-        std::any_of(pieces.begin(), pieces.end(), [&](const Piece& p) { return text.bytes[p.begin] != ' '; })) {
+    // (prepend() adds nothing to an empty piece)
+    auto wants_prefix = [&](const Piece& p) { return p.end > p.begin && text.bytes[p.begin] != ' '; };
+    if (add_prefix_space_ && std::any_of(pieces.begin(), pieces.end(), wants_prefix)) {
       rewrite(text, pieces, scratch.input, scratch.input_size, [&](const Piece& p, std::string& out, std::vector<Origin>& org, auto old_origin) {
-        if (text.bytes[p.begin] != ' ') out += ' ', org.push_back(old_origin(p.begin));
+        if (wants_prefix(p)) out += ' ', org.push_back(old_origin(p.begin));
         out.append(reinterpret_cast<const char*>(text.bytes) + p.begin, p.end - p.begin);
         for (uint32_t i = p.begin; i < p.end; i++) org.push_back(old_origin(i));
       });
@@ -205,6 +206,7 @@ class MetaspaceStage final : public Stage {
     rewrite(text, pieces, scratch.input, scratch.input_size, [&](const Piece& p, std::string& out, std::vector<Origin>& org, auto old_origin) {
       const char* s = reinterpret_cast<const char*>(text.bytes) + p.begin;
       const uint32_t n = p.end - p.begin;
+      if (n == 0) return;  // prepend() adds nothing to an empty piece
       const bool starts = s[0] == ' ' || (n >= repl_.size() && std::memcmp(s, repl_.data(), repl_.size()) == 0);
       bool prepend = false;
       if (prepend_ == StageSpec::Prepend::Always) prepend = !starts;
@@ -244,6 +246,7 @@ class FixedLengthStage final : public Stage {
     std::vector<Piece>& out = scratch.pieces_out;
     out.clear();
     for (const Piece& piece : pieces) {
+      if (piece.end == piece.begin) continue;
       uint32_t start = piece.begin, chars = 0;
       for (uint32_t i = piece.begin; i < piece.end; i++) {
         if (tags[i] == 0) continue;
@@ -261,6 +264,8 @@ class FixedLengthStage final : public Stage {
 
 // UnicodeScripts: a cut before a character whose script differs from the last non-Any
 // script seen in the piece (Any, ' ' and unlisted code points, never cuts and is skipped).
+// The oracle's ranges start at its first cut, which is the first non-Any character: the
+// Any characters before it are dropped, and a piece of Any characters only disappears.
 class ScriptsStage final : public Stage {
  public:
   void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
@@ -273,10 +278,11 @@ class ScriptsStage final : public Stage {
       for (uint32_t i = piece.begin; i < piece.end; i++) {
         const int t = tags[i];
         if (t == tables::scripts::Cont || t == tables::scripts::Any) continue;
-        if (last >= 0 && t != last) out.push_back({start, i}), start = i;
+        if (last < 0) start = i;
+        else if (t != last) out.push_back({start, i}), start = i;
         last = t;
       }
-      out.push_back({start, piece.end});
+      if (last >= 0) out.push_back({start, piece.end});
     }
     pieces.swap(out);
   }
@@ -331,6 +337,7 @@ std::unique_ptr<Stage> make_stage(const StageSpec& s) {
 }
 
 Origin PreTokenized::origin(const Piece& p, const uint8_t* input, uint32_t input_size) const {
+  if (p.begin == p.end) return {p.begin, p.begin};  // only "" with no stage at all
   return {origin_of(text, input, input_size, p.begin).begin, origin_of(text, input, input_size, p.end - 1).end};
 }
 
@@ -343,10 +350,16 @@ void PreTokenizer::run(const uint8_t* input, uint32_t n, PreTokenized& out, Scra
   out.text.bytes = input;
   out.text.size = n;
   out.pieces.clear();
-  if (n) out.pieces.push_back({0, n});
+  out.pieces.push_back({0, n});  // even when empty: with no stage, "" is one empty piece
   scratch.reset();
   scratch.input = input, scratch.input_size = n;
-  for (const auto& stage : stages_) stage->apply(out.text, out.pieces, scratch);
+  for (const auto& stage : stages_) {
+    stage->apply(out.text, out.pieces, scratch);
+    // Every stage of the oracle's goes through PreTokenizedString::split, which drops
+    // empty pieces -- also the ones that do not cut (ByteLevel without its regex, ...).
+    auto& v = out.pieces;
+    v.erase(std::remove_if(v.begin(), v.end(), [](const Piece& p) { return p.begin == p.end; }), v.end());
+  }
 }
 
 }  // namespace tagpipe::pretok

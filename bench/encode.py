@@ -1,0 +1,627 @@
+"""Encode throughput: tagpipe against the oracle and the fastest peers, one thread and all cores.
+
+    python bench/encode.py [--models gpt2 llama3 gpt-4o] [--corpora english code ...]
+                           [--engines tagpipe tokenizers gigatoken fastokens tiktoken]
+                           [--rounds 5] [--threads N] [--special auto|true|false] [--no-write]
+
+Writes bench/results/encode.md (and prints it): per model, one row per corpus, MB/s for
+every engine with one thread and with N threads (default: every core), the ratio
+tagpipe / best peer for both, then the same in millions of tokens/s, the per-round
+figures and the cores each engine really used (CPU time / wall time of its timed calls).
+
+Method (bench/harness.py): ~10 kB documents; every engine warms on one slice and is timed on
+fresh slices, one per round, engines interleaved (order rotating); only the engine's own
+call is timed -- never turning its output into Python lists or arrays.
+
+Processes.  Peers fix their thread count per process (fastokens reads FASTOKENS_BPE_THREADS
+once and by default splits even a single 10 kB document across all cores; rayon pools read
+RAYON_NUM_THREADS once), so the engines run in two worker processes per model, started
+for the purpose: a one-thread process (RAYON_NUM_THREADS=1, TOKENIZERS_PARALLELISM=false,
+FASTOKENS_BPE_THREADS=1) and an N-thread one (RAYON_NUM_THREADS=N, FASTOKENS_BPE_THREADS=N),
+both with the peers' opt-in caches (FASTOKENS_INPUT_CACHE / _SEGMENT_CACHE) unset and
+TAGPIPE_DELEGATION=error (a tagpipe that would hand work to the oracle is reported, not
+timed).  Two checks that one thread is one thread: the worker measures the process's CPU
+time over each timed call (a one-thread cell whose CPU/wall exceeds 1.3 is flagged), and
+counts its own threads before loading the engines and after every run (a one-thread
+worker that gains threads is reported).  Documents go to the workers and ids come back
+through pipes, untimed.  Because these machines are shared, the report also says how many
+cores other processes kept busy during each model's run (from /proc).
+
+How each engine is driven (ids come back without Python lists everywhere):
+  tagpipe     Tokenizer.from_file; encode_batch_flat(docs, add_special_tokens,
+              num_threads=1 | N) -> (uint32 ids, int64 offsets).
+  tokenizers  Tokenizer.from_file; encode_batch_fast(docs, add_special_tokens) (the oracle's
+              fastest batch call: no offsets) -> Encodings whose .ids are read untimed; one
+              thread = the same call in the one-thread process (TOKENIZERS_PARALLELISM=false:
+              serial on the calling thread).
+  gigatoken   Tokenizer(path).backend; one thread: encode(doc) per document -> numpy uint32;
+              N threads: encode_batch_padded(docs, PadTruncate(0), parallel=True) -> (uint32
+              matrix, lengths).  Both are its fastest list-free forms: encode_batch (an awkward
+              Array) spends ~0.25 ms a call in ak.unflatten and measured 25-30% slower on
+              40-document batches.  Its only thread knobs are parallel= and RAYON_NUM_THREADS.
+  fastokens   Tokenizer.from_file; encode_batch_flat(docs, add_special_tokens) -> (uint32
+              bytes, uint64 offsets bytes); threads from FASTOKENS_BPE_THREADS.
+  tiktoken    (optional) an Encoding built from the tokenizer.json's own byte-level
+              vocabulary (ranks = ids, bytes from the GPT-2 byte alphabet) and the model's
+              split regex, added tokens as its special tokens; encode_to_numpy per document,
+              over a thread pool of N for N threads (as its own encode_batch does).  Only
+              for byte-level BPE models without normalizer; otherwise "n/a".
+
+Special tokens.  Users run add_special_tokens=True, so that is what is timed wherever it is
+the same work for every engine.  gigatoken and tiktoken have no such switch (they never add
+a post-processor's BOS/EOS): with --special auto (default), a model whose post-processor
+adds nothing (gpt2, llama3 and gpt-4o here: their add_special_tokens=True ids equal the
+False ones) is timed with True; a model whose post-processor adds tokens (e.g. llama2's
+BOS) is timed with False on *every* engine if any selected engine cannot add them.  The
+choice is printed under each model's table.
+
+Verification (untimed): every engine's ids for every timed document are compared with the
+ids of tokenizers 0.23.3 run in this (parent) process with the same add_special_tokens; a
+mismatch marks the cell ✗ and is logged with the first differing position.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import pickle
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness  # noqa: E402
+
+ENGINES = ["tagpipe", "tokenizers", "gigatoken", "fastokens", "tiktoken"]
+# engines that can add a post-processor's special tokens (BOS/EOS) on request
+ADDS_SPECIAL_TOKENS = {"tagpipe": True, "tokenizers": True, "fastokens": True,
+                       "gigatoken": False, "tiktoken": False}
+CPU_FLAG = 1.3  # a one-thread call whose CPU time exceeds this many times its wall time
+
+
+class Skip(Exception):
+    """An engine that does not apply (not installed, cannot load the model, ...)."""
+
+
+# ----------------------------------------------------------------------------------------
+# Worker side: each engine lives in a worker process; `run(docs, clock)` returns flat ids and
+# offsets, timing only its own call with `clock`.
+# ----------------------------------------------------------------------------------------
+
+def _flat(arrays) -> tuple[np.ndarray, np.ndarray]:
+    offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
+    np.cumsum([len(a) for a in arrays], out=offsets[1:])
+    ids = np.concatenate(arrays).astype(np.uint32, copy=False) if arrays else np.zeros(0, np.uint32)
+    return ids, offsets
+
+
+class Clock:
+    """`with clock:` around an engine's own call: sums its wall time and the process's CPU
+    time (all threads) over the calls; nothing else is counted."""
+
+    def __init__(self):
+        self.ns = self.cpu = 0
+
+    def __enter__(self):
+        self.c0 = time.process_time_ns()
+        self.t0 = time.perf_counter_ns()
+        return self
+
+    def __exit__(self, *exc):
+        t1 = time.perf_counter_ns()
+        self.ns += t1 - self.t0
+        self.cpu += time.process_time_ns() - self.c0
+
+
+class TagpipeEngine:
+    def __init__(self, path: str, special: bool, threads: int):
+        try:
+            import tagpipe
+        except ImportError as e:
+            raise Skip(f"missing: tagpipe does not import ({e})") from None
+        if not hasattr(tagpipe, "Tokenizer"):
+            raise Skip("missing: tagpipe.Tokenizer does not exist yet")
+        try:
+            with tagpipe.delegation_disabled():
+                self.tok = tagpipe.Tokenizer.from_file(path)
+        except tagpipe.DelegationError as e:
+            raise Skip(f"delegates: to the oracle ({e})") from None
+        except Exception as e:  # noqa: BLE001
+            raise Skip(f"cannot load: {type(e).__name__}: {str(e)[:120]}") from None
+        self.special, self.threads = special, threads
+
+    def run(self, docs, clock):
+        with clock:
+            ids, offsets = self.tok.encode_batch_flat(docs, add_special_tokens=self.special,
+                                                      num_threads=self.threads)
+        return np.asarray(ids, dtype=np.uint32), np.asarray(offsets, dtype=np.int64)
+
+
+class TokenizersEngine:
+    def __init__(self, path: str, special: bool, threads: int):
+        import tokenizers
+
+        self.tok = tokenizers.Tokenizer.from_file(path)
+        self.call = getattr(self.tok, "encode_batch_fast", self.tok.encode_batch)
+        self.special = special
+
+    def run(self, docs, clock):
+        with clock:
+            encodings = self.call(docs, add_special_tokens=self.special)
+        return _flat([np.asarray(e.ids, dtype=np.uint32) for e in encodings])
+
+
+class GigatokenEngine:
+    def __init__(self, path: str, special: bool, threads: int):
+        try:
+            import gigatoken
+        except ImportError:
+            raise Skip("not installed (pip install gigatoken)") from None
+        try:
+            self.tok = gigatoken.Tokenizer(path).backend
+        except Exception as e:  # noqa: BLE001 - any refusal means "cannot load"
+            raise Skip(f"cannot load: {type(e).__name__}: {str(e)[:120]}") from None
+        self.threads = threads
+        self.pad = gigatoken.gigatoken_rs.PadTruncate(0)
+
+    def run(self, docs, clock):
+        if self.threads == 1:
+            out, encode = [], self.tok.encode
+            for d in docs:
+                with clock:
+                    a = encode(d)
+                out.append(a)
+            return _flat(out)
+        with clock:
+            matrix, lengths = self.tok.encode_batch_padded(docs, self.pad, parallel=True)
+        return _flat([row[:n] for row, n in zip(matrix, lengths)])
+
+
+class FastokensEngine:
+    def __init__(self, path: str, special: bool, threads: int):
+        try:
+            import fastokens
+        except ImportError:
+            raise Skip("not installed (pip install fastokens)") from None
+        try:
+            self.tok = fastokens.Tokenizer.from_file(path)
+        except Exception as e:  # noqa: BLE001
+            raise Skip(f"cannot load: {type(e).__name__}: {str(e)[:120]}") from None
+        self.special = special
+
+    def run(self, docs, clock):
+        with clock:
+            ids, offsets = self.tok.encode_batch_flat(docs, add_special_tokens=self.special)
+        return np.frombuffer(ids, dtype=np.uint32), np.frombuffer(offsets, dtype=np.uint64).astype(np.int64)
+
+
+def _gpt2_byte_decoder() -> dict[str, int]:
+    """The inverse of GPT-2's bytes_to_unicode: vocabulary character -> byte."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) \
+        + list(range(ord("®"), ord("ÿ") + 1))
+    cs, n = bs[:], 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(bs, cs)}
+
+
+GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+
+def tiktoken_encoding(path: str):
+    """A tiktoken Encoding equivalent to a byte-level BPE tokenizer.json, or Skip."""
+    import json
+
+    try:
+        import tiktoken
+    except ImportError:
+        raise Skip("not installed (pip install tiktoken)") from None
+    spec = json.loads(Path(path).read_text(encoding="utf-8"))
+    model, pre = spec.get("model") or {}, spec.get("pre_tokenizer") or {}
+    if model.get("type", "BPE") != "BPE" or model.get("byte_fallback") or spec.get("normalizer") \
+            or model.get("continuing_subword_prefix") or model.get("end_of_word_suffix"):
+        raise Skip("n/a (not a plain byte-level BPE)")
+    if pre.get("type") == "ByteLevel" and pre.get("use_regex", True) and not pre.get("add_prefix_space"):
+        pattern = GPT2_PATTERN
+    elif (pre.get("type") == "Sequence" and len(pre["pretokenizers"]) == 2
+          and pre["pretokenizers"][0].get("type") == "Split"
+          # tiktoken keeps the regex's matches (and drops any text between them)
+          and (pre["pretokenizers"][0].get("behavior"), bool(pre["pretokenizers"][0].get("invert")))
+          in {("Isolated", False), ("Removed", True)}
+          and "Regex" in pre["pretokenizers"][0].get("pattern", {})
+          and pre["pretokenizers"][1].get("type") == "ByteLevel"
+          and not pre["pretokenizers"][1].get("use_regex", True)
+          and not pre["pretokenizers"][1].get("add_prefix_space")):
+        pattern = pre["pretokenizers"][0]["pattern"]["Regex"]
+    else:
+        raise Skip("n/a (pre-tokenizer is not one regex + byte-level)")
+    dec = _gpt2_byte_decoder()
+    try:
+        ranks = {bytes(dec[c] for c in tok): i for tok, i in model["vocab"].items()}
+    except KeyError:
+        raise Skip("n/a (vocabulary is not in the byte-level alphabet)") from None
+    specials = {t["content"]: t["id"] for t in spec.get("added_tokens", [])
+                if t["id"] not in ranks.values() or t["content"] not in model["vocab"]}
+    try:
+        return tiktoken.Encoding(f"from:{path}", pat_str=pattern, mergeable_ranks=ranks,
+                                 special_tokens=specials)
+    except Exception as e:  # noqa: BLE001
+        raise Skip(f"cannot build an Encoding: {type(e).__name__}: {str(e)[:120]}") from None
+
+
+class TiktokenEngine:
+    def __init__(self, path: str, special: bool, threads: int):
+        self.enc = tiktoken_encoding(path)
+        self.threads = threads
+        self.pool = None
+        if threads > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self.pool = ThreadPoolExecutor(threads)
+
+    def one(self, doc):
+        return self.enc.encode_to_numpy(doc, allowed_special="all")
+
+    def run(self, docs, clock):
+        if self.pool is None:
+            out, encode = [], self.one
+            for d in docs:
+                with clock:
+                    a = encode(d)
+                out.append(a)
+        else:
+            with clock:
+                out = list(self.pool.map(self.one, docs))
+        return _flat(out)
+
+
+IMPLS = {"tagpipe": TagpipeEngine, "tokenizers": TokenizersEngine, "gigatoken": GigatokenEngine,
+         "fastokens": FastokensEngine, "tiktoken": TiktokenEngine}
+
+
+def _threads() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 0
+
+
+def worker_main() -> int:
+    """Serve (load | run | quit) requests, pickled on stdin, replies pickled on the original
+    stdout; anything the libraries print goes to stderr."""
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    inp = sys.stdin.buffer
+    engines = {}
+    threads_at_start = _threads()
+    while True:
+        try:
+            msg = pickle.load(inp)
+        except EOFError:
+            return 0
+        op = msg[0]
+        try:
+            if op == "quit":
+                return 0
+            if op == "load":
+                _, key, kind, path, special, threads = msg
+                try:
+                    engines[key] = IMPLS[kind](path, special, threads)
+                    reply = ("ok",)
+                except Skip as e:
+                    reply = ("skip", str(e))
+            elif op == "run":
+                _, key, docs = msg
+                clock = Clock()
+                ids, offsets = engines[key].run(docs, clock)
+                reply = ("ok", ids, offsets, clock.ns, clock.cpu, threads_at_start, _threads())
+            else:
+                reply = ("error", f"unknown request {op!r}")
+        except Exception as e:  # noqa: BLE001 - reported in the table, not fatal
+            reply = ("error", f"{type(e).__name__}: {str(e)[:300]}")
+        pickle.dump(reply, out, protocol=pickle.HIGHEST_PROTOCOL)
+        out.flush()
+
+
+# ----------------------------------------------------------------------------------------
+# Parent side.
+# ----------------------------------------------------------------------------------------
+
+class Worker:
+    def __init__(self, threads: int):
+        env = dict(os.environ)
+        for var in ("FASTOKENS_INPUT_CACHE", "FASTOKENS_SEGMENT_CACHE"):
+            env.pop(var, None)
+        env.update(RAYON_NUM_THREADS=str(threads), FASTOKENS_BPE_THREADS=str(threads),
+                   TAGPIPE_DELEGATION="error")
+        if threads == 1:
+            env["TOKENIZERS_PARALLELISM"] = "false"
+        else:
+            env.pop("TOKENIZERS_PARALLELISM", None)
+        self.threads = threads
+        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--worker"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+
+    def call(self, *msg):
+        try:
+            pickle.dump(msg, self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            self.proc.stdin.flush()
+            return pickle.load(self.proc.stdout)
+        except (EOFError, BrokenPipeError, OSError) as e:
+            return ("error", f"worker process died ({type(e).__name__}, exit {self.proc.poll()})")
+
+    def close(self):
+        try:
+            self.call("quit")
+        finally:
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def _jiffies(pids) -> tuple[int, int]:
+    """(busy CPU ticks of the whole machine, CPU ticks of `pids`) from /proc, or (0, 0)."""
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+        busy = sum(fields) - fields[3] - fields[4]  # all but idle and iowait
+        own = 0
+        for pid in pids:
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            own += int(stat[11]) + int(stat[12])  # utime + stime
+        return busy, own
+    except (OSError, ValueError, IndexError):
+        return 0, 0
+
+
+class Background:
+    """How many cores other processes kept busy while a model was measured: a shared machine
+    makes the all-cores columns (and, less, the one-thread ones) meaningless."""
+
+    def __init__(self, pids):
+        self.pids, self.t0, self.j0 = pids, time.monotonic(), _jiffies(pids)
+
+    def cores(self) -> float:
+        busy, own = _jiffies(self.pids)
+        seconds = time.monotonic() - self.t0
+        if not busy or seconds <= 0:
+            return float("nan")
+        return max(0.0, (busy - self.j0[0]) - (own - self.j0[1])) / os.sysconf("SC_CLK_TCK") / seconds
+
+
+class Reference:
+    """The oracle's ids (tokenizers 0.23.3, in this process), cached per document."""
+
+    def __init__(self, path: str, special: bool):
+        import tokenizers
+
+        self.tok = tokenizers.Tokenizer.from_file(path)
+        self.special = special
+        self.cache: dict[str, np.ndarray] = {}
+
+    def ids(self, docs):
+        todo = [d for d in docs if d not in self.cache]
+        if todo:
+            for d, e in zip(todo, self.tok.encode_batch(todo, add_special_tokens=self.special)):
+                self.cache[d] = np.asarray(e.ids, dtype=np.uint32)
+        return [self.cache[d] for d in docs]
+
+
+def label(kind: str, threads: int) -> str:
+    return f"{kind} {threads}t"
+
+
+class Run:
+    """What one model's run collects besides the harness's cells: per (engine, corpus) one
+    (tokens, bytes, cpu/wall) row per timed round, and why engines were not timed."""
+
+    def __init__(self):
+        self.corpus = ""
+        self.rows: dict[tuple[str, str], list[tuple[int, int, float]]] = {}
+        self.status: dict[str, str] = {}
+        self.threads: dict[int, tuple[int, int]] = {}  # worker -> (threads before loading, most seen)
+
+
+def model_engines(path: str, kinds: list[str], thread_counts: list[int], workers: dict,
+                  ref: Reference, special: bool, adds: bool, run: Run) -> list[harness.Engine]:
+    """harness.Engines for every (kind, thread count) that loads; the others go to run.status."""
+    engines = []
+    for threads in thread_counts:
+        for kind in kinds:
+            name = label(kind, threads)
+            if special and adds and not ADDS_SPECIAL_TOKENS[kind]:
+                run.status[name] = "cannot add special tokens"
+                continue
+            reply = workers[threads].call("load", name, kind, path, special, threads)
+            if reply[0] != "ok":
+                run.status[name] = reply[1]
+                print(f"  {name}: {reply[1]}")
+                continue
+
+            def call(docs, name=name, threads=threads, w=workers[threads]):
+                reply = w.call("run", name, docs)
+                if reply[0] != "ok":
+                    run.status.setdefault(name, "error: " + reply[1])
+                    return (None, None, 0.0), 10**18  # ~0 MB/s in the log; the table says "error"
+                _, ids, offsets, ns, cpu, before, after = reply
+                run.threads[threads] = (before, max(after, run.threads.get(threads, (0, 0))[1]))
+                return (ids, offsets, cpu / max(ns, 1)), max(ns, 1)
+
+            def verify(docs, out, name=name):
+                ids, offsets, cpu = out
+                if ids is None:
+                    return run.status.get(name, "error")
+                expected = ref.ids(docs)
+                nbytes = sum(len(d.encode("utf-8")) for d in docs)
+                run.rows.setdefault((name, run.corpus), []).append((sum(len(e) for e in expected), nbytes, cpu))
+                if len(offsets) != len(docs) + 1:
+                    return f"{len(offsets)} offsets for {len(docs)} documents"
+                for i, e in enumerate(expected):
+                    got = ids[offsets[i]:offsets[i + 1]]
+                    if not np.array_equal(got, e):
+                        n = min(len(got), len(e))
+                        j = next((k for k in range(n) if got[k] != e[k]), n)
+                        return (f"document {i}: {len(got)} ids, expected {len(e)}; first difference "
+                                f"at {j}: {got[j:j + 3].tolist()} vs {e[j:j + 3].tolist()}")
+                return None
+
+            engines.append(harness.Engine(name, call, verify))
+    return engines
+
+
+def short(status: str) -> str:
+    """A table cell for an engine that was not timed: "cannot load", "n/a", "missing", ..."""
+    return status.split(":")[0].split(" (")[0]
+
+
+def fmt(x: float, digits: int = 1) -> str:
+    if x != x:  # nan
+        return "—"
+    return f"{x:.{digits}f}" if x < 1000 else f"{x:,.0f}"
+
+
+def report(model: str, corpora, kinds, thread_counts, cells, run: Run, special: bool, note: str,
+           busy: str) -> str:
+    at = {(c.engine, c.corpus): c for c in cells}
+
+    def per_round(name, corpus, tokens):
+        c = at[(name, corpus)]
+        if not tokens:
+            return c.rounds
+        rows = run.rows.get((name, corpus), [])
+        return [mbps * t / b for mbps, (t, b, _) in zip(c.rounds, rows)]  # MB/s * tokens/byte
+
+    def value(name, corpus, tokens=False):
+        """(median, or nan when there is none or it is not verified; the cell's text)."""
+        c = at.get((name, corpus))
+        if name in run.status:
+            return float("nan"), ("error" if c is not None else short(run.status[name]))
+        if c is None:
+            return float("nan"), "—"
+        v = statistics.median(per_round(name, corpus, tokens) or [float("nan")])
+        return (v if c.verified else float("nan")), fmt(v, 2 if tokens else 1) + ("" if c.verified else " ✗")
+
+    def ratio(corpus, threads, tokens):
+        ours = value(label("tagpipe", threads), corpus, tokens)[0]
+        peers = [(value(label(k, threads), corpus, tokens)[0], k) for k in kinds if k != "tagpipe"]
+        peers = [(v, k) for v, k in peers if v == v]
+        if ours != ours or not peers:
+            return "—"
+        best, who = max(peers)
+        return f"{ours / best:.2f}× ({who})"
+
+    parts = []
+    for tokens in (False, True):
+        head = ["corpus"] + [f"{k} {t}t" for t in thread_counts for k in kinds]
+        if "tagpipe" in kinds:
+            head += [f"tagpipe / best peer {t}t" for t in thread_counts]
+        lines = ["M tokens/s:" if tokens else "MB/s:", "",
+                 "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for corpus in corpora:
+            row = [corpus] + [value(label(k, t), corpus, tokens)[1] for t in thread_counts for k in kinds]
+            if "tagpipe" in kinds:
+                row += [ratio(corpus, t, tokens) for t in thread_counts]
+            lines.append("| " + " | ".join(row) + " |")
+        parts.append("\n".join(lines))
+    notes = [f"add_special_tokens={special}: {note}.", busy[0].upper() + busy[1:] + "."]
+    for t, (before, most) in sorted(run.threads.items()):
+        grew = " ⚠ an engine started threads" if t == 1 and most > before else ""
+        notes.append(f"The {t}-thread worker process had {before} threads before loading the engines "
+                     f"and at most {most} after their runs{grew}.")
+    if run.status:
+        notes.append("Not timed: " + "; ".join(f"{n}: {s}" for n, s in run.status.items()) + ".")
+    parts.append("\n".join(f"- {n}" for n in notes))
+    lines = ["Per-round MB/s in round order; cores = median CPU time / wall time of the timed calls "
+             f"(⚠ when a one-thread engine exceeds {CPU_FLAG}):", ""]
+    for corpus in corpora:
+        for t in thread_counts:
+            for k in kinds:
+                name = label(k, t)
+                c = at.get((name, corpus))
+                if c is None:
+                    continue
+                rows = run.rows.get((name, corpus), [])
+                cpu = statistics.median(r[2] for r in rows) if rows else float("nan")
+                flag = " ⚠" if t == 1 and cpu > CPU_FLAG else ""
+                lines.append(f"- {corpus} / {name}: " + ", ".join(fmt(x) for x in c.rounds)
+                             + f"; cores {cpu:.2f}{flag}" + ("" if c.verified else "; NOT VERIFIED"))
+    parts.append("\n".join(lines))
+    return f"### {model}\n\n" + "\n\n".join(parts)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--models", nargs="*", default=["gpt2", "llama3", "gpt-4o"])
+    ap.add_argument("--corpora", nargs="*", default=harness.CORPORA)
+    ap.add_argument("--engines", nargs="*", default=ENGINES, choices=ENGINES)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                    help="threads for the all-cores columns (default: every core)")
+    ap.add_argument("--special", choices=["auto", "true", "false"], default="auto",
+                    help="add_special_tokens (auto: True unless that is not the same work for "
+                         "every engine; see above)")
+    ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        return worker_main()
+
+    kinds = [k for k in ENGINES if k in args.engines]
+    thread_counts = [1] if args.threads <= 1 else [1, args.threads]
+    try:
+        load = Path("/proc/loadavg").read_text().split()[0]
+    except OSError:
+        load = "?"
+    print(f"load average before the run: {load} on {os.cpu_count()} cores")
+    parts, ok = [], True
+    for model in args.models:
+        path = str(harness.shared_dir() / "tokenizers" / model / "tokenizer.json")
+        probe = Reference(path, True).tok
+        adds = probe.encode("Hello world", add_special_tokens=True).ids != \
+            probe.encode("Hello world", add_special_tokens=False).ids
+        cannot = [k for k in kinds if not ADDS_SPECIAL_TOKENS[k]]
+        if args.special != "auto":
+            special, note = args.special == "true", "set with --special"
+        elif not adds:
+            special, note = True, "the post-processor adds nothing (True and False give the same ids)"
+        elif not cannot:
+            special, note = True, "every engine adds the post-processor's tokens"
+        else:
+            special, note = False, (f"on every engine, because the post-processor adds tokens and "
+                                    f"{', '.join(cannot)} cannot")
+        ref = Reference(path, special)
+        print(f"{model}: MB/s per round (add_special_tokens={special})")
+        workers = {t: Worker(t) for t in thread_counts}
+        run, cells = Run(), []
+        background = Background([os.getpid()] + [w.proc.pid for w in workers.values()])
+        try:
+            engines = model_engines(path, kinds, thread_counts, workers, ref, special, adds, run)
+            for corpus in args.corpora if engines else []:
+                run.corpus = corpus
+                cells += harness.measure(engines, [corpus], rounds=args.rounds)
+            busy = background.cores()
+        finally:
+            for w in workers.values():
+                w.close()
+        note_busy = (f"other processes kept {busy:.2f} of {os.cpu_count()} cores busy during this "
+                     f"model's run" + (" -- the N-thread columns are not trustworthy" if busy > 0.25 else ""))
+        print(f"  {note_busy}")
+        ok &= all(c.verified for c in cells) and not any(s.startswith("error") for s in run.status.values())
+        parts.append(report(model, args.corpora, kinds, thread_counts, cells, run, special, note, note_busy))
+        print(parts[-1] + "\n")
+    body = f"Load average when the run started: {load} on {os.cpu_count()} cores.\n\n" + "\n\n".join(parts)
+    if not args.no_write:
+        out = harness.write_report("encode", "Encode throughput: one thread and all cores",
+                                   "python bench/encode.py " + " ".join(sys.argv[1:]), body)
+        print(f"wrote {out}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+// BPE with the oracle's exact semantics (tokenizers/src/models/bpe: model.rs merge_word,
+// word.rs merge_all):
+//   - a piece's initial symbols are its characters (ByteLevel pieces: one per byte, each
+//     the vocabulary entry of its byte character), with continuing_subword_prefix on all
+//     but the first and end_of_word_suffix on the last;
+//   - a character missing from the vocabulary becomes its <0xXX> byte tokens when
+//     byte_fallback has them all, else the unk token (consecutive ones fused with
+//     fuse_unk), else it is dropped -- and its neighbours may then merge;
+//   - merges are applied lowest rank first, leftmost first among equal ranks, from a
+//     priority queue with the oracle's staleness test; a duplicated merge keeps its last rank;
+//   - ignore_merges: a piece that is itself in the vocabulary is that one token.
+// Shared between threads after construction; per-thread state lives in BpeScratch.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/string_table.h"
+
+namespace tagpipe {
+
+struct BpeOptions {
+  static constexpr uint32_t kNone = UINT32_MAX;
+  uint32_t unk_id = kNone;  // the unk token's id, or kNone (no unk token)
+  bool fuse_unk = false;
+  bool byte_fallback = false;
+  bool ignore_merges = false;
+  std::string prefix;  // continuing_subword_prefix ("" = none)
+  std::string suffix;  // end_of_word_suffix ("" = none)
+};
+
+struct BpeMerge {
+  uint32_t left, right, result;  // ids; the rank is the index in the merges list
+};
+
+struct BpeScratch {
+  struct Symbol {
+    uint32_t id;
+    int32_t prev, next;
+    bool alive;
+  };
+  struct Candidate {
+    uint32_t rank, pos, result;
+  };
+  std::vector<Symbol> symbols;
+  std::vector<Candidate> heap;
+  std::string text;  // a character with its prefix / suffix
+};
+
+class Bpe {
+ public:
+  Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions options);
+
+  // Appends the ids of one piece: its bytes as the pre-tokenizer left them; with
+  // `byte_mapped` each byte is one ByteLevel character.
+  void encode(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint32_t>& out, BpeScratch& scratch) const;
+
+  const StringTable& vocab() const { return vocab_; }
+
+ private:
+  struct MergeSlot {
+    uint64_t key;  // left << 32 | right; ~0 = empty
+    uint32_t rank, result;
+  };
+  const MergeSlot* find_merge(uint32_t left, uint32_t right) const {
+    const uint64_t key = (uint64_t(left) << 32) | right;
+    for (size_t i = mix64(key) & merge_mask_;; i = (i + 1) & merge_mask_) {
+      const MergeSlot& m = merges_[i];
+      if (m.key == key) return &m;
+      if (m.key == ~uint64_t(0)) return nullptr;
+    }
+  }
+  void add_char(const uint8_t* c, uint32_t len, bool first, bool last, bool byte_mapped, BpeScratch& sc,
+                uint32_t& pending_unk) const;
+  void push_symbol(uint32_t id, BpeScratch& sc) const;
+  void merge_all(BpeScratch& sc) const;
+
+  StringTable vocab_;
+  StringTable byte_vocab_;  // vocabulary entries made of ByteLevel characters, keyed by their bytes
+  std::vector<MergeSlot> merges_;
+  size_t merge_mask_ = 0;
+  BpeOptions opt_;
+  // Fast paths: the id of a one-byte character (ByteLevel byte or ASCII character) as the
+  // [first][last] symbol of a piece, or kMissing.
+  uint32_t byte_char_id_[2][2][256];
+  uint32_t ascii_id_[2][2][128];
+  uint32_t byte_token_[256];  // <0xXX>, or kMissing
+};
+
+}  // namespace tagpipe

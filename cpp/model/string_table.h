@@ -1,0 +1,83 @@
+// A read-only map from byte strings to 32-bit values (the vocabulary, added tokens):
+// open addressing over one arena of keys.  Built once, then shared between threads.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/hash.h"
+
+namespace tagpipe {
+
+class StringTable {
+ public:
+  static constexpr uint32_t kMissing = UINT32_MAX;
+
+  // Adds or replaces key -> value.
+  void put(std::string_view key, uint32_t value) {
+    if ((count_ + 1) * 2 > slots_.size()) grow();
+    Slot* s = probe(key, hash_bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
+    if (s->value == kMissing) {
+      s->offset = uint32_t(arena_.size());
+      s->length = uint32_t(key.size());
+      arena_.append(key);
+      count_++;
+    }
+    s->value = value;
+  }
+
+  uint32_t get(const uint8_t* key, size_t n) const {
+    if (slots_.empty()) return kMissing;
+    const uint64_t h = hash_bytes(key, n);
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.value == kMissing) return kMissing;
+      if (s.hash == h && s.length == n && std::memcmp(arena_.data() + s.offset, key, n) == 0) return s.value;
+    }
+  }
+  uint32_t get(std::string_view key) const { return get(reinterpret_cast<const uint8_t*>(key.data()), key.size()); }
+  size_t size() const { return count_; }
+
+  template <class F>  // f(key, value) for every entry
+  void for_each(F f) const {
+    for (const Slot& s : slots_)
+      if (s.value != kMissing) f(std::string_view(arena_.data() + s.offset, s.length), s.value);
+  }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    uint32_t offset = 0, length = 0;
+    uint32_t value = kMissing;
+  };
+
+  Slot* probe(std::string_view key, uint64_t h) {
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.value == kMissing) {
+        s.hash = h;
+        return &s;
+      }
+      if (s.hash == h && s.length == key.size() && std::memcmp(arena_.data() + s.offset, key.data(), key.size()) == 0)
+        return &s;
+    }
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 16 : old.size() * 2, Slot{});
+    mask_ = slots_.size() - 1;
+    for (const Slot& s : old)
+      if (s.value != kMissing) {
+        size_t i = s.hash & mask_;
+        while (slots_[i].value != kMissing) i = (i + 1) & mask_;
+        slots_[i] = s;
+      }
+  }
+
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, count_ = 0;
+  std::string arena_;
+};
+
+}  // namespace tagpipe
