@@ -148,6 +148,39 @@ def script_classes() -> tuple[set[int], list[list[int]]]:
     return any_set, classes
 
 
+def nfc_changes() -> set[int]:
+    """Code points NFC may change in some context (the oracle's NFC, old Unicode tables):
+    those NFC changes alone, those that follow a starter in some canonical decomposition
+    (they may compose with what precedes them; Hangul vowels and trailing consonants
+    included), and those with a non-zero combining class (NFC may reorder them: they move
+    around U+0334 (ccc 1) or U+0316 (ccc 220))."""
+    from tokenizers import normalizers
+
+    nfc, nfd = normalizers.NFC(), normalizers.NFD()
+    body = [c for c in SCALARS if c != 0]  # NUL separates the units
+
+    def each(norm, units):
+        out = norm.normalize_str("\x00".join(units)).split("\x00")
+        assert len(out) == len(units)
+        return out
+
+    out = set()
+    for c, o in zip(body, each(nfc, [chr(c) for c in body])):
+        if o != chr(c):
+            out.add(c)
+    for o in each(nfd, [chr(c) for c in body]):
+        out.update(ord(ch) for ch in o[1:])
+    for c, o in zip(body, each(nfc, ["a" + chr(c) + "\u0334" for c in body])):
+        if o != "a" + chr(c) + "\u0334":
+            out.add(c)
+    for c, o in zip(body, each(nfc, ["a\u0316" + chr(c) for c in body])):
+        if o != "a\u0316" + chr(c):
+            out.add(c)
+    if nfc.normalize_str("a\x00\u0301") != "a\x00\u0301":
+        out.add(0)
+    return out
+
+
 # -- alphabets -------------------------------------------------------------------------------
 
 
@@ -286,7 +319,17 @@ UNICODE = Alphabet(
     choose=_unicode_choose,
 )
 
-ALPHABETS = [REGEX, DEEPSEEK, UNICODE]
+NFC = Alphabet(
+    name="nfc",
+    doc="NFC quick check: characters the oracle's NFC leaves alone in every context.",
+    tags=["Cont", "Inert", "Changes"],
+    tag_doc={"Inert": "NFC never changes it, whatever surrounds it",
+             "Changes": "NFC may change it (decomposes, composes with what precedes it, or reorders)"},
+    predicates={"changes": (nfc_changes, {"Changes"})},
+    choose=lambda p, cp: "Changes" if "changes" in p else "Inert",
+)
+
+ALPHABETS = [REGEX, DEEPSEEK, UNICODE, NFC]
 
 
 def build_predicate_alphabet(a: Alphabet) -> None:

@@ -1,4 +1,4 @@
-"""Typed loader for the ``normalizer`` and ``pre_tokenizer`` sections of tokenizer.json.
+"""Typed loader for tokenizer.json: here the ``normalizer`` and ``pre_tokenizer`` sections.
 
 The oracle (Hugging Face ``tokenizers`` 0.23, Rust + serde) decides what a section means.  These
 pydantic models accept exactly the JSON it accepts, reject exactly what it rejects, and hold the
@@ -19,6 +19,10 @@ How the oracle reads a section (``PreTokenizerWrapper`` / ``NormalizerWrapper`` 
   is read as fields only, and arrays such as ``[true, false]`` (Strip) or ``["x"]`` (Prepend)
   load.  A legacy Precompiled never loads (serde wants a borrowed string there).
 
+The other sections (model, added_tokens, post_processor, decoder, truncation, padding) and the
+whole document (``parse_tokenizer``, ``load_tokenizer_json``) live in ``tagpipe.spec_model`` and
+are importable from here.
+
 Regexes (Split and Replace ``{"Regex": ...}``) are compiled by the oracle at load time with
 Oniguruma.  We ask the oracle itself (``tokenizers.Regex``) when it is importable; without it a
 pattern is accepted here and left for the native side to reject.
@@ -26,7 +30,9 @@ pattern is accepted here and left for the native side to reject.
 from __future__ import annotations
 
 import base64
+import contextvars
 import functools
+import itertools
 import math
 import re
 from typing import Annotated, Any, ClassVar, List, Literal, Optional, Union
@@ -41,7 +47,7 @@ __all__ = [
     "Whitespace", "PreTokenizerSequence", "Split", "Punctuation", "WhitespaceSplit", "Digits",
     "UnicodeScripts", "FixedLength", "BertNormalizer", "Strip", "StripAccents", "NFC", "NFD",
     "NFKC", "NFKD", "NormalizerSequence", "Lowercase", "Nmt", "Precompiled", "Replace", "Prepend",
-    "ByteLevelNormalizer",
+    "ByteLevelNormalizer", "Repeated",
 ]
 
 
@@ -69,6 +75,36 @@ def _show(value: Any) -> str:
     return text if len(text) <= 80 else text[:60] + "..." + text[-12:]
 
 
+class Repeated(dict):
+    """A JSON object that repeats keys, as :func:`load_tokenizer_json` reads it: the last value
+    of each key (like json.loads), with the earlier ones in ``earlier`` (key -> values)."""
+    earlier: dict
+
+    @classmethod
+    def of(cls, obj: dict, earlier: dict) -> "Repeated":
+        out = cls(obj)
+        out.earlier = earlier
+        return out
+
+
+class _LegacyOnly(dict):
+    """A section whose ``"type"`` is repeated: the oracle's tagged read fails on it and it is read
+    as untagged (legacy) only."""
+
+
+# Inside post_processor, added_tokens, truncation and padding the oracle's structs are read from
+# the JSON stream or from serde's buffered ``Content``, where a repeated field is an error; the
+# other sections go through ``serde_json::Value``, which keeps the last value.
+_STRICT_KEYS: contextvars.ContextVar = contextvars.ContextVar("strict_keys", default=False)
+
+
+def _repeated(value: Any, keys) -> Optional[str]:
+    """The first of ``keys`` that ``value`` repeats, when repeats are errors here."""
+    if isinstance(value, Repeated) and _STRICT_KEYS.get():
+        return next((k for k in value.earlier if k in keys), None)
+    return None
+
+
 # ---------------------------------------------------------------------------- field types
 
 def _variant_name(value: Any, empty_map_ok: bool = False) -> Optional[str]:
@@ -81,6 +117,9 @@ def _variant_name(value: Any, empty_map_ok: bool = False) -> Optional[str]:
 
 
 def _unit_variant(value: Any, names: tuple, empty_map_ok: bool = False) -> str:
+    twice = _repeated(value, value.keys() if isinstance(value, dict) else ())
+    if twice is not None:
+        raise _Invalid(f"{twice!r} is repeated: an enum object takes exactly one key")
     name = _variant_name(value, empty_map_ok)
     if name not in names:
         raise _Invalid(f"{_show(value)} is not one of {', '.join(map(repr, names))}")
@@ -126,6 +165,20 @@ class _Model(BaseModel):
     # a JSON array (None: objects only, as for flattened structs), and whether it checks "type".
     _array: ClassVar[Optional[tuple]] = None
     _checks_type: ClassVar[bool] = True
+    # The JSON keys serde reads as fields (None: the model's fields, with "type" when checked).
+    _serde_keys: ClassVar[Optional[tuple]] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_repeated_fields(cls, data: Any) -> Any:
+        if isinstance(data, Repeated) and _STRICT_KEYS.get():
+            keys = cls._serde_keys
+            if keys is None:
+                keys = [k for k in cls.model_fields if k != "type" or cls._checks_type]
+            twice = _repeated(data, keys)
+            if twice is not None:
+                raise _Invalid("repeated field (the oracle: duplicate field)", twice)
+        return data
 
     def to_json(self) -> dict:
         """The canonical dict, as the oracle serializes this section."""
@@ -400,7 +453,7 @@ def _legacy_candidate(raw: Any, model: type) -> Optional[dict]:
     if isinstance(raw, dict):
         if model._checks_type and _variant_name(raw.get("type")) != tag:
             return None
-        return {**raw, "type": tag}
+        return _with_type(raw, tag)
     if isinstance(raw, list) and model._array is not None:
         items = raw
         if model._checks_type:
@@ -412,6 +465,12 @@ def _legacy_candidate(raw: Any, model: type) -> Optional[dict]:
     return None
 
 
+def _with_type(raw: dict, tag: str) -> dict:
+    """``raw`` with ``"type": tag``, keeping what it repeats."""
+    out = {**raw, "type": tag}
+    return Repeated.of(out, raw.earlier) if isinstance(raw, Repeated) else out
+
+
 def _resolver(kind: str, tagged: dict, legacy: tuple, names: Optional[tuple] = None):
     """The before-validator of a section union: turn raw JSON into a dict carrying the canonical
     ``"type"`` (or an already validated model), following the oracle's tagged-then-untagged read.
@@ -421,11 +480,11 @@ def _resolver(kind: str, tagged: dict, legacy: tuple, names: Optional[tuple] = N
         if isinstance(raw, _Model):
             return raw
         name = _variant_name(raw.get("type")) if isinstance(raw, dict) else None
-        if name in tagged:
+        if name in tagged and not isinstance(raw, _LegacyOnly):
             if tagged[name] is None:
                 raise _Invalid(f"type {name!r} is refused by the oracle; the struct wants"
                                " 'CharDelimiterSplit'", "type")
-            return {**raw, "type": tagged[name]}
+            return _with_type(raw, tagged[name])
         failed = []
         for model in legacy:
             candidate = _legacy_candidate(raw, model)
@@ -498,10 +557,59 @@ def _join(path: str, loc) -> str:
     return path
 
 
+def _json_ok(value: Any, depth: int = 1) -> bool:
+    """A fast, level-by-level pass over what :func:`_check_json` checks (whole vocabularies at C
+    speed); False means "look closer", not necessarily "invalid"."""
+    level = [value]
+    while level:
+        kinds = set(map(type, level))
+        deeper: list = []
+        for kind in kinds:
+            items = level if len(kinds) == 1 else [v for v in level if type(v) is kind]
+            if kind is str:
+                try:
+                    "".join(items).encode("utf-8")
+                except UnicodeEncodeError:
+                    return False
+            elif kind is float:
+                if not all(map(math.isfinite, items)):
+                    return False
+            elif kind is int:
+                if max(items) >= _FLOAT_INTS or min(items) <= -_FLOAT_INTS:
+                    return False
+            elif kind is list or (isinstance(kind, type) and issubclass(kind, dict)):
+                if depth > 126:
+                    return False
+                if kind is not list:
+                    keys = list(itertools.chain.from_iterable(items))
+                    if set(map(type, keys)) - {str}:
+                        return False
+                    try:
+                        "".join(keys).encode("utf-8")
+                    except UnicodeEncodeError:
+                        return False
+                    items = map(dict.values, items)
+                deeper.extend(itertools.chain.from_iterable(items))
+            elif kind is not bool and kind is not type(None):
+                return False
+        level = deeper
+        depth += 1
+    return True
+
+
+_FLOAT_INTS = 2**1023  # ints this large may not fit an f64: checked one by one
+
+
 def _check_json(value: Any, path: str, depth: int = 1) -> None:
     """What serde_json refuses before any struct sees it: lone surrogates, NaN, infinities and
     numbers beyond f64, nesting past its recursion limit (128 levels, one taken by the document,
     so a section may nest 126 deep), and anything json.loads cannot produce."""
+    if _json_ok(value, depth):
+        return
+    _check_json_item(value, path, depth)
+
+
+def _check_json_item(value: Any, path: str, depth: int) -> None:
     if isinstance(value, str):
         try:
             value.encode("utf-8")
@@ -519,13 +627,13 @@ def _check_json(value: Any, path: str, depth: int = 1) -> None:
         raise TokenizerJsonError(path, "nested deeper than serde_json's recursion limit")
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            _check_json(item, f"{path}[{i}]", depth + 1)
+            _check_json_item(item, f"{path}[{i}]", depth + 1)
     elif isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
                 raise TokenizerJsonError(path, f"object key {_show(key)} is not a string")
-            _check_json(key, path, depth)
-            _check_json(item, _key(path, key), depth + 1)
+            _check_json_item(key, path, depth)
+            _check_json_item(item, _key(path, key), depth + 1)
     elif value is not None and not isinstance(value, bool):
         raise TokenizerJsonError(path, f"{_show(value)} is not a JSON value")
 
@@ -546,25 +654,45 @@ def _to_error(exc: ValidationError, path: str) -> TokenizerJsonError:
     if error["type"] == "missing":
         return TokenizerJsonError(_join(path, loc), "missing required field")
     expected = _EXPECTED.get(error["type"])
+    bound = (error.get("ctx") or {}).get("le")
+    if error["type"] == "less_than_equal" and isinstance(bound, int) and bound & (bound + 1) == 0:
+        expected = f"an integer < 2**{bound.bit_length()}"
     message = f"expected {expected}" if expected else error["msg"]
     return TokenizerJsonError(_join(path, loc), f"{message}, got {_show(error['input'])}")
 
 
-def _parse(adapter: TypeAdapter, obj: Any, path: str) -> Any:
+def _parse(adapter: TypeAdapter, obj: Any, path: str, strict_keys: bool = False) -> Any:
+    """Validate a section; ``strict_keys``: repeated fields are errors (see _STRICT_KEYS)."""
     if obj is None:
         return None
     _check_json(obj, path)
+    token = _STRICT_KEYS.set(strict_keys)
     try:
         return adapter.validate_python(obj)
     except ValidationError as exc:
         raise _to_error(exc, path) from None
+    finally:
+        _STRICT_KEYS.reset(token)
+
+
+def _tagged_section(obj: Any) -> Any:
+    """A tagged-then-untagged section as the oracle reads it: a repeated "type" fails the tagged
+    read (a serde struct), leaving the untagged one (on serde_json::Value, last value kept)."""
+    if isinstance(obj, Repeated) and "type" in obj.earlier:
+        return _LegacyOnly(obj)
+    return obj
 
 
 def parse_pre_tokenizer(obj: Any, path: str = "pre_tokenizer") -> Optional[PreTokenizer]:
     """Load the ``pre_tokenizer`` section (already ``json.loads``-ed); null means none."""
-    return _parse(_PRE_TOKENIZER, obj, path)
+    return _parse(_PRE_TOKENIZER, _tagged_section(obj), path)
 
 
 def parse_normalizer(obj: Any, path: str = "normalizer") -> Optional[Normalizer]:
     """Load the ``normalizer`` section (already ``json.loads``-ed); null means none."""
-    return _parse(_NORMALIZER, obj, path)
+    return _parse(_NORMALIZER, _tagged_section(obj), path)
+
+
+# The model, added_tokens, post_processor, decoder, truncation and padding sections and the whole
+# document live in tagpipe.spec_model, which adds its public names to this module when loaded.
+import tagpipe.spec_model  # noqa: E402,F401  (safe in either import order)

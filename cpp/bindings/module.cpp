@@ -13,6 +13,7 @@
 
 #include "classify/classify.h"
 #include "dispatch/kernels.h"
+#include "encode/encoder.h"
 #include "pretok/pipeline.h"
 
 namespace py = pybind11;
@@ -103,6 +104,11 @@ int64_t time_classify(py::handle data, py::array_t<int64_t, py::array::c_style> 
   return std::chrono::duration_cast<std::chrono::nanoseconds>(total).count();
 }
 
+std::string bytes_of(py::handle h) {
+  if (PyUnicode_Check(h.ptr())) return h.cast<std::string>();
+  return std::string(h.cast<py::bytes>());
+}
+
 pretok::Behavior behavior_named(const std::string& name) {
   using B = pretok::Behavior;
   if (name == "Removed") return B::Removed;
@@ -143,6 +149,11 @@ pretok::StageSpec stage_from(const py::dict& d) {
     s.kind = K::FixedLength;
     s.length = get("length", uint32_t(5));
   } else if (kind == "scripts") s.kind = K::Scripts;
+  else if (kind == "mark_runs") {
+    s.kind = K::MarkRuns;
+    if (d.contains("guards"))
+      for (const auto& g : d["guards"].cast<py::list>()) s.guards.push_back(bytes_of(g));
+  }
   else throw py::value_error("unknown stage kind '" + kind + "'");
   return s;
 }
@@ -215,6 +226,108 @@ class PyPreTokenizer {
   pretok::PreTokenizer impl_;
 };
 
+std::vector<added::Token> tokens_from(const py::list& items) {
+  std::vector<added::Token> out;
+  for (const auto& it : items) {
+    const py::tuple t = it.cast<py::tuple>();
+    out.push_back({bytes_of(t[0]), t[1].cast<uint32_t>(), t[2].cast<bool>(), t[3].cast<bool>(), t[4].cast<bool>()});
+  }
+  return out;
+}
+
+// The encoder of a native plan (tagpipe/tokenizer.py builds the dict; it is trusted).
+class PyEncoder {
+ public:
+  explicit PyEncoder(const py::dict& d) : impl_(spec(d)) {}
+
+  // uint32 ids, or None when the text must be delegated.
+  py::object encode(py::handle text, bool add_special) const {
+    Bytes in(text);
+    check_size(in.size);
+    std::vector<uint32_t> ids;
+    bool ok;
+    {
+      py::gil_scoped_release nogil;
+      ok = impl_.encode(in.data, uint32_t(in.size), add_special, ids);
+    }
+    if (!ok) return py::none();
+    py::array_t<uint32_t> out(py::ssize_t(ids.size()));
+    std::copy(ids.begin(), ids.end(), out.mutable_data());
+    return std::move(out);
+  }
+
+  // (ids uint32[N], offsets int64[n+1], delegate bool[n]) for a list of str.
+  py::tuple encode_batch(const py::list& texts, bool add_special, int threads) const {
+    std::vector<Bytes> keep;
+    keep.reserve(texts.size());
+    std::vector<std::pair<const uint8_t*, uint32_t>> docs;
+    docs.reserve(texts.size());
+    for (const auto& t : texts) {
+      keep.emplace_back(t);
+      check_size(keep.back().size);
+      docs.emplace_back(keep.back().data, uint32_t(keep.back().size));
+    }
+    Encoder::Batch batch;
+    {
+      py::gil_scoped_release nogil;
+      impl_.encode_batch(docs, add_special, threads, batch);
+    }
+    py::array_t<uint32_t> ids(py::ssize_t(batch.ids.size()));
+    std::copy(batch.ids.begin(), batch.ids.end(), ids.mutable_data());
+    py::array_t<int64_t> offsets(py::ssize_t(batch.offsets.size()));
+    std::copy(batch.offsets.begin(), batch.offsets.end(), offsets.mutable_data());
+    py::array_t<bool> delegate(py::ssize_t(batch.delegate.size()));
+    std::copy(batch.delegate.begin(), batch.delegate.end(), delegate.mutable_data());
+    return py::make_tuple(ids, offsets, delegate);
+  }
+
+  size_t cache_used() const { return impl_.cache_used(); }
+  void clear_cache() const { impl_.clear_cache(); }
+  size_t cache_bytes() const { return impl_.cache_bytes(); }
+
+ private:
+  static void check_size(size_t n) {
+    if (n > UINT32_MAX - 64) throw py::value_error("text longer than 4 GiB");
+  }
+  static EncoderSpec spec(const py::dict& d) {
+    EncoderSpec s;
+    for (const auto& it : d["normalizer"].cast<py::list>()) {
+      const py::tuple t = it.cast<py::tuple>();
+      const std::string kind = t[0].cast<std::string>();
+      normalize::Step step;
+      if (kind == "prepend") step.kind = normalize::Step::Kind::Prepend;
+      else if (kind == "replace") step.kind = normalize::Step::Kind::Replace;
+      else if (kind == "nfc") step.kind = normalize::Step::Kind::Nfc;
+      else throw py::value_error("unknown normalizer step '" + kind + "'");
+      step.a = t[1].cast<std::string>();
+      step.b = t[2].cast<std::string>();
+      s.normalizer.push_back(std::move(step));
+    }
+    for (const auto& st : d["pre_tokenizer"].cast<py::list>()) s.pre_tokenizer.push_back(stage_from(st.cast<py::dict>()));
+    for (const auto& it : d["vocab"].cast<py::list>()) {
+      const py::tuple t = it.cast<py::tuple>();
+      s.vocab.put(bytes_of(t[0]), t[1].cast<uint32_t>());
+    }
+    auto merges = d["merges"].cast<py::array_t<uint32_t, py::array::c_style | py::array::forcecast>>();
+    const uint32_t* m = merges.data();
+    for (py::ssize_t i = 0; i < merges.shape(0); i++) s.merges.push_back({m[3 * i], m[3 * i + 1], m[3 * i + 2]});
+    const py::dict b = d["bpe"].cast<py::dict>();
+    s.bpe.unk_id = b["unk_id"].is_none() ? BpeOptions::kNone : b["unk_id"].cast<uint32_t>();
+    s.bpe.fuse_unk = b["fuse_unk"].cast<bool>();
+    s.bpe.byte_fallback = b["byte_fallback"].cast<bool>();
+    s.bpe.ignore_merges = b["ignore_merges"].cast<bool>();
+    s.bpe.prefix = b["prefix"].cast<std::string>();
+    s.bpe.suffix = b["suffix"].cast<std::string>();
+    s.raw_tokens = tokens_from(d["raw_tokens"].cast<py::list>());
+    s.normalized_tokens = tokens_from(d["normalized_tokens"].cast<py::list>());
+    s.prefix_ids = d["prefix_ids"].cast<std::vector<uint32_t>>();
+    s.suffix_ids = d["suffix_ids"].cast<std::vector<uint32_t>>();
+    s.cache_bytes = d["cache_bytes"].cast<size_t>();
+    return s;
+  }
+  Encoder impl_;
+};
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -257,4 +370,67 @@ PYBIND11_MODULE(_core, m) {
       .def(py::init<const py::list&>(), py::arg("stages"))
       .def("run", &PyPreTokenizer::run, py::arg("data"))
       .def("time", &PyPreTokenizer::time, py::arg("data"), py::arg("offsets"));
+
+  m.def("normalize", [](const py::list& steps, const std::string& text) -> py::object {
+    py::dict d;
+    d["normalizer"] = steps;
+    std::vector<normalize::Step> parsed;
+    for (const auto& it : steps) {
+      const py::tuple t = it.cast<py::tuple>();
+      const std::string kind = t[0].cast<std::string>();
+      normalize::Step step;
+      step.kind = kind == "prepend" ? normalize::Step::Kind::Prepend
+                : kind == "replace" ? normalize::Step::Kind::Replace
+                                    : normalize::Step::Kind::Nfc;
+      step.a = t[1].cast<std::string>();
+      step.b = t[2].cast<std::string>();
+      parsed.push_back(std::move(step));
+    }
+    normalize::Normalizer n(std::move(parsed));
+    normalize::Scratch scratch;
+    pretok::Text out;
+    if (!n.run(reinterpret_cast<const uint8_t*>(text.data()), uint32_t(text.size()), out, scratch, false))
+      return py::none();
+    return py::str(reinterpret_cast<const char*>(out.bytes), out.size);
+  }, py::arg("steps"), py::arg("text"), "Runs native normalizer steps on one string (None: not native).");
+
+  m.def("probe", [](const py::list& norm_steps, const py::list& stages, const std::string& text) -> py::object {
+    std::vector<normalize::Step> parsed;
+    for (const auto& it : norm_steps) {
+      const py::tuple t = it.cast<py::tuple>();
+      const std::string kind = t[0].cast<std::string>();
+      normalize::Step step;
+      step.kind = kind == "prepend" ? normalize::Step::Kind::Prepend
+                : kind == "replace" ? normalize::Step::Kind::Replace
+                                    : normalize::Step::Kind::Nfc;
+      step.a = t[1].cast<std::string>();
+      step.b = t[2].cast<std::string>();
+      parsed.push_back(std::move(step));
+    }
+    std::vector<pretok::StageSpec> specs;
+    for (const auto& st : stages) specs.push_back(stage_from(st.cast<py::dict>()));
+    normalize::Normalizer n(std::move(parsed));
+    normalize::Scratch nscratch;
+    pretok::Text normalized;
+    if (!n.run(reinterpret_cast<const uint8_t*>(text.data()), uint32_t(text.size()), normalized, nscratch, true))
+      return py::none();
+    pretok::PreTokenizer pt(specs);
+    pretok::Scratch pscratch;
+    pretok::PreTokenized out;
+    pt.run(normalized, 0, out, pscratch);
+    py::list pieces;
+    for (const auto& p : out.pieces)
+      pieces.append(py::bytes(reinterpret_cast<const char*>(out.text.bytes) + p.begin, p.end - p.begin));
+    return std::move(pieces);
+  }, py::arg("normalizer"), py::arg("pre_tokenizer"), py::arg("text"),
+        "The pieces the native normalizer and pre-tokenizer make of one text (None: not native).");
+
+  py::class_<PyEncoder>(m, "Encoder")
+      .def(py::init<const py::dict&>(), py::arg("spec"))
+      .def("encode", &PyEncoder::encode, py::arg("text"), py::arg("add_special_tokens"))
+      .def("encode_batch", &PyEncoder::encode_batch, py::arg("texts"), py::arg("add_special_tokens"),
+           py::arg("threads"))
+      .def("clear_cache", &PyEncoder::clear_cache)
+      .def_property_readonly("cache_used", &PyEncoder::cache_used)
+      .def_property_readonly("cache_bytes", &PyEncoder::cache_bytes);
 }

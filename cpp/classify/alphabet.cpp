@@ -1,6 +1,7 @@
 #include "classify/alphabet.h"
 
 #include "alphabet_deepseek.h"
+#include "alphabet_nfc.h"
 #include "alphabet_regex.h"
 #include "alphabet_scripts.h"
 #include "alphabet_unicode.h"
@@ -19,6 +20,7 @@ const Alphabet kAlphabets[] = {
     TAGPIPE_ALPHABET(deepseek),
     TAGPIPE_ALPHABET(unicode),
     TAGPIPE_ALPHABET(scripts),
+    TAGPIPE_ALPHABET(nfc),
 };
 static_assert(sizeof(kAlphabets) / sizeof(kAlphabets[0]) == int(AlphabetId::count));
 

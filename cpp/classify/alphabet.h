@@ -25,7 +25,7 @@ struct Alphabet {
   }
 };
 
-enum class AlphabetId : int { regex = 0, deepseek, unicode, scripts, count };
+enum class AlphabetId : int { regex = 0, deepseek, unicode, scripts, nfc, count };
 
 const Alphabet& alphabet(AlphabetId id);
 // nullptr when no alphabet has that name.

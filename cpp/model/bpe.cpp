@@ -28,17 +28,12 @@ uint32_t utf8_length(uint8_t lead) { return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : 
 }  // namespace
 
 Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions options)
-    : vocab_(std::move(vocab)), opt_(std::move(options)) {
-  size_t cap = 16;
-  while (cap < merges.size() * 2) cap *= 2;
-  merges_.assign(cap, MergeSlot{~uint64_t(0), 0, 0});
-  merge_mask_ = cap - 1;
-  for (uint32_t rank = 0; rank < merges.size(); rank++) {  // a later duplicate replaces the rank
-    const BpeMerge& m = merges[rank];
-    const uint64_t key = (uint64_t(m.left) << 32) | m.right;
-    size_t i = mix64(key) & merge_mask_;
-    while (merges_[i].key != ~uint64_t(0) && merges_[i].key != key) i = (i + 1) & merge_mask_;
-    merges_[i] = MergeSlot{key, rank, m.result};
+    : vocab_(std::move(vocab)), merges_(merges), opt_(std::move(options)) {
+  {
+    std::vector<uint32_t> ids;
+    vocab_.for_each([&](std::string_view, uint32_t id) { ids.push_back(id); });
+    std::sort(ids.begin(), ids.end());
+    duplicate_ids_ = std::adjacent_find(ids.begin(), ids.end()) != ids.end();
   }
   // Byte-keyed view of the entries made only of ByteLevel characters.
   vocab_.for_each([&](std::string_view token, uint32_t id) {
@@ -55,6 +50,7 @@ Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions opti
     }
     byte_vocab_.put(bytes, id);
   });
+  simple_bytes_ = opt_.prefix.empty() && opt_.suffix.empty();
   auto lookup = [&](const std::string& core, bool first, bool last) {
     std::string s = (first ? "" : opt_.prefix) + core + (last ? opt_.suffix : "");
     return vocab_.get(s);
@@ -126,8 +122,9 @@ void Bpe::merge_all(BpeScratch& sc) const {
   };
   auto push = [&](uint32_t pos) {
     const int32_t next = sym[pos].next;
-    if (const MergeSlot* m = find_merge(sym[pos].id, sym[next].id)) {
-      heap.push_back({m->rank, pos, m->result});
+    uint32_t rank, result;
+    if (merges_.find(sym[pos].id, sym[next].id, rank, result)) {
+      heap.push_back({rank, pos, result});
       std::push_heap(heap.begin(), heap.end(), later);
     }
   };
@@ -140,8 +137,8 @@ void Bpe::merge_all(BpeScratch& sc) const {
     if (!left.alive || left.next >= int32_t(sym.size())) continue;
     const uint32_t next = uint32_t(left.next);
     // Stale unless the pair here still merges into the same token (the oracle's test).
-    const MergeSlot* m = find_merge(left.id, sym[next].id);
-    if (!m || m->result != top.result) continue;
+    uint32_t rank, result;
+    if (!merges_.find(left.id, sym[next].id, rank, result) || result != top.result) continue;
     left.id = top.result;
     left.next = sym[next].next;
     sym[next].alive = false;
@@ -149,6 +146,90 @@ void Bpe::merge_all(BpeScratch& sc) const {
     if (left.prev >= 0) push(uint32_t(left.prev));
     if (left.next < int32_t(sym.size())) push(top.pos);
   }
+}
+
+// merge_all's order without the queue: every merge is the pair of lowest rank, leftmost
+// among equal ranks, of the pairs present now -- which is what the queue yields, since a
+// pair's entry is pushed when it forms and entries of pairs gone are skipped.  (The
+// oracle's skip test compares the merged token, not the pair; the two differ only if two
+// vocabulary strings share an id, and then merge_all runs instead.)  For words of at most
+// kScanMax symbols, on the stack: each merge costs two merge-table lookups, for the two
+// pairs it forms, and a scan of at most kScanMax ranks finds the next one.
+void Bpe::merge_small(const uint32_t* ids, uint32_t n, std::vector<uint32_t>& out) const {
+  uint32_t id[kScanMax], rank[kScanMax], result[kScanMax];
+  uint8_t next[kScanMax], prev[kScanMax];  // kScanMax = none
+  for (uint32_t i = 0; i < n; i++) {
+    id[i] = ids[i];
+    next[i] = uint8_t(i + 1 < n ? i + 1 : kScanMax);
+    prev[i] = uint8_t(i > 0 ? i - 1 : kScanMax);
+  }
+  // The first lookups are independent: start all their memory reads before using any
+  // (a new word's pairs are mostly cold in the cache).
+  for (uint32_t i = 0; i + 1 < n; i++) merges_.prefetch(id[i], id[i + 1]);
+  for (uint32_t i = 0; i < n; i++)
+    if (i + 1 >= n || !merges_.find(id[i], id[i + 1], rank[i], result[i])) rank[i] = UINT32_MAX;
+  for (;;) {
+    uint32_t best = 0, best_rank = UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++) {  // the leftmost of the lowest rank (dead symbols have none)
+      const bool lower = rank[i] < best_rank;
+      best = lower ? i : best;
+      best_rank = lower ? rank[i] : best_rank;
+    }
+    if (best_rank == UINT32_MAX) break;
+    const uint32_t gone = next[best];
+    id[best] = result[best];
+    next[best] = next[gone];
+    rank[gone] = UINT32_MAX;
+    const uint32_t after = next[best], before = prev[best];
+    if (after < kScanMax) prev[after] = uint8_t(best), merges_.prefetch(id[best], id[after]);
+    if (before < kScanMax) merges_.prefetch(id[before], id[best]);
+    if (after >= kScanMax || !merges_.find(id[best], id[after], rank[best], result[best])) rank[best] = UINT32_MAX;
+    if (before < kScanMax && !merges_.find(id[before], id[best], rank[before], result[before])) rank[before] = UINT32_MAX;
+  }
+  for (uint32_t i = 0; i < kScanMax && i < n; i = next[i]) out.push_back(id[i]);
+}
+
+// merge_small's order for long words (a Chinese sentence is one piece): the lowest
+// (rank, position) comes from a tournament tree over the pairs instead of a scan, so a
+// merge costs its two lookups and three leaf updates of log2(n) steps each.
+void Bpe::merge_large(BpeScratch& sc, std::vector<uint32_t>& out) const {
+  auto& sym = sc.symbols;
+  const uint32_t n = uint32_t(sym.size());
+  uint32_t size = 1;
+  while (size < n) size *= 2;
+  auto& tree = sc.tree;  // (rank << 32 | position), the minimum of each subtree; leaves at size + i
+  constexpr uint64_t kNone = ~uint64_t(0);
+  tree.assign(2 * size, kNone);
+  sc.result.resize(n);
+  auto set = [&](uint32_t i, uint64_t key) {
+    uint32_t k = size + i;
+    tree[k] = key;
+    for (k >>= 1; k; k >>= 1) tree[k] = std::min(tree[2 * k], tree[2 * k + 1]);
+  };
+  auto pair_key = [&](uint32_t i) -> uint64_t {
+    const int32_t next = sym[i].next;
+    uint32_t rank;
+    if (next >= int32_t(n) || !merges_.find(sym[i].id, sym[next].id, rank, sc.result[i])) return kNone;
+    return (uint64_t(rank) << 32) | i;
+  };
+  for (uint32_t i = 0; i + 1 < n; i++) merges_.prefetch(sym[i].id, sym[i + 1].id);
+  for (uint32_t i = 0; i < n; i++) tree[size + i] = pair_key(i);
+  for (uint32_t k = size - 1; k; k--) tree[k] = std::min(tree[2 * k], tree[2 * k + 1]);
+  while (tree[1] != kNone) {
+    const uint32_t best = uint32_t(tree[1]);
+    BpeScratch::Symbol& left = sym[best];
+    const uint32_t gone = uint32_t(left.next);
+    left.id = sc.result[best];
+    left.next = sym[gone].next;
+    sym[gone].alive = false;
+    set(gone, kNone);
+    if (left.next < int32_t(n)) sym[left.next].prev = int32_t(best), merges_.prefetch(left.id, sym[left.next].id);
+    if (left.prev >= 0) merges_.prefetch(sym[left.prev].id, left.id);
+    set(best, pair_key(best));
+    if (left.prev >= 0) set(uint32_t(left.prev), pair_key(uint32_t(left.prev)));
+  }
+  for (const auto& x : sym)
+    if (x.alive) out.push_back(x.id);
 }
 
 void Bpe::encode(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint32_t>& out,
@@ -162,6 +243,33 @@ void Bpe::encode(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uin
     }
   }
   sc.symbols.clear();
+  // The common case, a short ByteLevel word without prefix / suffix: one symbol per byte.
+  if (byte_mapped && n <= kScanMax && simple_bytes_ && !duplicate_ids_) {
+    uint32_t ids[kScanMax];
+    bool all_known = true;
+    for (uint32_t i = 0; i < n; i++) {
+      ids[i] = byte_char_id_[1][0][s[i]];  // (no prefix/suffix: every variant is the same)
+      all_known &= ids[i] != kMissing;
+    }
+    if (all_known) {
+      merge_small(ids, n, out);
+      return;
+    }
+  }
+  if (byte_mapped && simple_bytes_ && !duplicate_ids_) {  // a long ByteLevel word
+    sc.symbols.resize(n);
+    bool all_known = true;
+    for (uint32_t i = 0; i < n; i++) {
+      const uint32_t id = byte_char_id_[1][0][s[i]];
+      all_known &= id != kMissing;
+      sc.symbols[i] = {id, int32_t(i) - 1, int32_t(i) + 1, true};
+    }
+    if (all_known) {
+      merge_large(sc, out);
+      return;
+    }
+    sc.symbols.clear();
+  }
   uint32_t pending_unk = kMissing;
   for (uint32_t i = 0; i < n;) {
     const uint32_t len = byte_mapped ? 1 : std::min(utf8_length(s[i]), n - i);
@@ -171,6 +279,16 @@ void Bpe::encode(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uin
   if (pending_unk != kMissing) push_symbol(pending_unk, sc);
   if (sc.symbols.empty()) return;
   sc.symbols.back().next = int32_t(sc.symbols.size());
+  if (!duplicate_ids_) {
+    if (sc.symbols.size() <= kScanMax) {
+      uint32_t ids[kScanMax];
+      for (size_t i = 0; i < sc.symbols.size(); i++) ids[i] = sc.symbols[i].id;
+      merge_small(ids, uint32_t(sc.symbols.size()), out);
+    } else {
+      merge_large(sc, out);
+    }
+    return;
+  }
   merge_all(sc);
   for (const auto& x : sc.symbols)
     if (x.alive) out.push_back(x.id);

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "model/merge_table.h"
 #include "model/string_table.h"
 
 namespace tagpipe {
@@ -29,10 +30,6 @@ struct BpeOptions {
   std::string suffix;  // end_of_word_suffix ("" = none)
 };
 
-struct BpeMerge {
-  uint32_t left, right, result;  // ids; the rank is the index in the merges list
-};
-
 struct BpeScratch {
   struct Symbol {
     uint32_t id;
@@ -44,6 +41,8 @@ struct BpeScratch {
   };
   std::vector<Symbol> symbols;
   std::vector<Candidate> heap;
+  std::vector<uint64_t> tree;
+  std::vector<uint32_t> result;
   std::string text;  // a character with its prefix / suffix
 };
 
@@ -58,27 +57,19 @@ class Bpe {
   const StringTable& vocab() const { return vocab_; }
 
  private:
-  struct MergeSlot {
-    uint64_t key;  // left << 32 | right; ~0 = empty
-    uint32_t rank, result;
-  };
-  const MergeSlot* find_merge(uint32_t left, uint32_t right) const {
-    const uint64_t key = (uint64_t(left) << 32) | right;
-    for (size_t i = mix64(key) & merge_mask_;; i = (i + 1) & merge_mask_) {
-      const MergeSlot& m = merges_[i];
-      if (m.key == key) return &m;
-      if (m.key == ~uint64_t(0)) return nullptr;
-    }
-  }
   void add_char(const uint8_t* c, uint32_t len, bool first, bool last, bool byte_mapped, BpeScratch& sc,
                 uint32_t& pending_unk) const;
   void push_symbol(uint32_t id, BpeScratch& sc) const;
-  void merge_all(BpeScratch& sc) const;
+  void merge_all(BpeScratch& sc) const;       // the oracle's priority queue
+  static constexpr uint32_t kScanMax = 16;   // longer words: the queue (the scan is quadratic)
+  void merge_small(const uint32_t* ids, uint32_t n, std::vector<uint32_t>& out) const;  // the same order, by scanning
+  void merge_large(BpeScratch& sc, std::vector<uint32_t>& out) const;  // the same order, tournament tree
 
   StringTable vocab_;
+  bool duplicate_ids_ = false;  // two vocabulary strings share an id (see merge_small)
+  bool simple_bytes_ = false;   // no continuing_subword_prefix / end_of_word_suffix
   StringTable byte_vocab_;  // vocabulary entries made of ByteLevel characters, keyed by their bytes
-  std::vector<MergeSlot> merges_;
-  size_t merge_mask_ = 0;
+  MergeTable merges_;
   BpeOptions opt_;
   // Fast paths: the id of a one-byte character (ByteLevel byte or ASCII character) as the
   // [first][last] symbol of a piece, or kMissing.

@@ -1,14 +1,25 @@
 // The word cache: piece bytes -> token ids, bounded by a byte budget.
 //
 // One cache serves one thread at a time (the encoder hands them out), so lookups take no
-// lock.  A hit copies the ids into the output and allocates nothing.  When an insert would
-// take the cache past its budget, the cache is wiped (a generation wipe: counting and
-// evicting would cost the hit path more than occasionally starting over).  Results never
-// depend on the cache; only speed does.
+// lock.  A hit copies the ids into the output and allocates nothing.  Two tiers:
+//   - short pieces (up to 15 bytes) with up to 4 ids -- nearly all of them -- live inline
+//     in 32-byte entries: the key is the bytes and the length, read as two 64-bit words
+//     without touching memory past the piece, and compared as two words;
+//   - the rest in a table over arenas.
+// When an insert would take the cache past its budget, the cache is wiped (a generation
+// wipe: counting and evicting would cost the hit path more than occasionally starting
+// over).  Results never depend on the cache; only speed does.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <new>
 #include <cstring>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "model/hash.h"
 
@@ -18,85 +29,244 @@ class WordCache {
  public:
   static constexpr uint32_t kMaxKey = 255;  // longer pieces are not cached
 
-  explicit WordCache(size_t budget_bytes) { set_budget(budget_bytes); }
+  explicit WordCache(size_t budget_bytes) : budget_(budget_bytes) {}
 
   void set_budget(size_t bytes) {
     budget_ = bytes;
     if (used() > budget_) clear();
   }
   size_t used() const {
-    return slots_.size() * sizeof(Slot) + keys_.capacity() + ids_.capacity() * sizeof(uint32_t);
+    return sizeof(hot_) + short_.capacity() * sizeof(Short) + long_.capacity() * sizeof(Long) + keys_.capacity() +
+           ids_.capacity() * sizeof(uint32_t);
   }
-  size_t entries() const { return count_; }
+  size_t entries() const { return short_count_ + long_count_; }
 
-  // Appends the cached ids of key[0..n) to out and returns true, or returns false.
-  bool find(const uint8_t* key, uint32_t n, uint64_t h, std::vector<uint32_t>& out) const {
-    if (slots_.empty()) return false;
-    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
-      const Slot& s = slots_[i];
-      if (s.key_len == kEmpty) return false;
-      if (s.hash == h && s.key_len == n && std::memcmp(keys_.data() + s.key_at, key, n) == 0) {
+  // The 16-byte key of a short piece: bytes 0..7, then bytes 8..n-1 and n in the top byte.
+  // (An entry keeps its id count in bits 60..62 of k1; keys never have them set.)
+  struct Key {
+    uint64_t k0, k1;
+  };
+  static constexpr uint64_t kCountBits = uint64_t(7) << 60;
+  // The bytes of a key of length n as masks of its two words (no branch on n).
+  struct Masks {
+    uint64_t m0, m1;
+  };
+  static constexpr Masks kMasks[16] = {
+      {0, 0}, {0xFF, 0}, {0xFFFF, 0}, {0xFFFFFF, 0}, {0xFFFFFFFF, 0}, {0xFFFFFFFFFF, 0}, {0xFFFFFFFFFFFF, 0},
+      {0xFFFFFFFFFFFFFF, 0}, {~0ULL, 0}, {~0ULL, 0xFF}, {~0ULL, 0xFFFF}, {~0ULL, 0xFFFFFF}, {~0ULL, 0xFFFFFFFF},
+      {~0ULL, 0xFFFFFFFFFF}, {~0ULL, 0xFFFFFFFFFFFF}, {~0ULL, 0xFFFFFFFFFFFFFF}};
+  static Key short_key(const uint8_t* p, uint32_t n) {  // n in 1..15
+    // The common case: 16 bytes readable from p without crossing into the next page (so
+    // without touching memory that might not be mapped); the bytes past n are masked off.
+    if ((reinterpret_cast<uintptr_t>(p) & 4095) <= 4096 - 16) {
+      uint64_t k0, k1;
+      std::memcpy(&k0, p, 8);
+      std::memcpy(&k1, p + 8, 8);
+      return {k0 & kMasks[n].m0, (k1 & kMasks[n].m1) | (uint64_t(n) << 56)};
+    }
+    uint64_t k0, k1 = 0;
+    if (n >= 8) {
+      std::memcpy(&k0, p, 8);
+      if (n > 8) {
+        std::memcpy(&k1, p + n - 8, 8);
+        k1 >>= 8 * (16 - n);  // keep bytes 8..n-1
+      }
+    } else if (n >= 4) {  // two overlapping 4-byte reads
+      uint32_t lo, hi;
+      std::memcpy(&lo, p, 4);
+      std::memcpy(&hi, p + n - 4, 4);
+      k0 = lo | (uint64_t(hi) << (8 * (n - 4)));
+    } else {  // 1..3 bytes: the first, middle and last (overlapping)
+      k0 = uint64_t(p[0]) | (uint64_t(p[n / 2]) << (8 * (n / 2))) | (uint64_t(p[n - 1]) << (8 * (n - 1)));
+    }
+    return {k0, k1 | (uint64_t(n) << 56)};
+  }
+
+  // Starts loading the slot p[0..n) would be in (the encoder calls this a few pieces ahead,
+  // so that the lookup finds it in the cache: the table is larger than L1).
+  void prefetch(const uint8_t* p, uint32_t n) const {
+    if (n < 16 && !short_.empty()) __builtin_prefetch(&short_[short_hash(short_key(p, n)) & short_mask_]);
+  }
+
+  // The hit path for short pieces: writes the ids at out[0..4) (always 16 bytes: the caller
+  // has room) and returns how many are valid, or 0 when p[0..n) (n in 1..15) is not cached.
+  uint32_t find_short(const uint8_t* p, uint32_t n, uint32_t* out) const {
+    if (short_.empty()) return 0;
+    const Key k = short_key(p, n);
+    const uint64_t h = short_hash(k);
+    // First the small direct-mapped table of recent hits (it stays in L1/L2: frequent
+    // words are most of the text), then the main table, whose hit moves into the small one.
+    Short& hot = hot_[h & (kHot - 1)];
+    if (hot.k0 == k.k0 && (hot.k1 & ~kCountBits) == k.k1) {
+      std::memcpy(out, hot.ids, sizeof hot.ids);
+      return uint32_t(hot.k1 >> 60) + 1;
+    }
+    for (size_t i = h & short_mask_;; i = (i + 1) & short_mask_) {
+      const Short& e = short_[i];
+      if (e.k0 == k.k0 && (e.k1 & ~kCountBits) == k.k1) {
+        hot = e;
+        std::memcpy(out, e.ids, sizeof e.ids);
+        return uint32_t(e.k1 >> 60) + 1;
+      }
+      if (e.k1 == 0) return 0;  // empty (a real key has its length in k1)
+    }
+  }
+
+  // Appends the cached ids of p[0..n) (n >= 1) to out and returns true, or returns false.
+  bool find(const uint8_t* p, uint32_t n, std::vector<uint32_t>& out) const {
+    if (n < 16) {
+      uint32_t ids[4];
+      if (const uint32_t c = find_short(p, n, ids)) {
+        out.insert(out.end(), ids, ids + c);
+        return true;
+      }
+    }
+    return find_long(p, n, out);
+  }
+
+  // The long table only: pieces of 16+ bytes, and short ones with more than 4 ids.
+  bool find_long(const uint8_t* p, uint32_t n, std::vector<uint32_t>& out) const {
+    if (long_.empty() || n > kMaxKey) return false;
+    const uint64_t h = hash_bytes(p, n);
+    for (size_t i = h & long_mask_;; i = (i + 1) & long_mask_) {
+      const Long& s = long_[i];
+      if (s.key_len == 0) return false;
+      if (s.hash == h && s.key_len == n && std::memcmp(keys_.data() + s.key_at, p, n) == 0) {
         out.insert(out.end(), ids_.begin() + s.ids_at, ids_.begin() + s.ids_at + s.ids_len);
         return true;
       }
     }
   }
 
-  void insert(const uint8_t* key, uint32_t n, uint64_t h, const uint32_t* ids, uint32_t count) {
-    if (n > kMaxKey) return;
-    const size_t need = n + count * sizeof(uint32_t) + 2 * sizeof(Slot);
-    if (need > budget_ / 4) return;  // never let one entry dominate a small budget
-    if (used() + need > budget_ || (count_ + 1) * 4 > slots_.size() * 3) {
-      if ((count_ + 1) * 4 > slots_.size() * 3 && (slots_.size() * 2) * sizeof(Slot) + keys_.size() +
-                                                      ids_.size() * sizeof(uint32_t) + need <= budget_)
-        grow();
-      else
-        clear(), grow();
-      if (used() + need > budget_) return;
+  void insert(const uint8_t* p, uint32_t n, const uint32_t* ids, uint32_t count) {
+    if (n == 0 || n > kMaxKey) return;
+    if (n < 16 && count >= 1 && count <= 4) {
+      if ((short_count_ + 1) * 2 > short_.size() && !grow_short()) return;  // load <= 1/2
+      const Key k = short_key(p, n);
+      size_t i = short_hash(k) & short_mask_;
+      while (short_[i].k1 != 0) i = (i + 1) & short_mask_;
+      Short& e = short_[i];
+      e.k0 = k.k0, e.k1 = k.k1 | (uint64_t(count - 1) << 60);
+      for (uint32_t j = 0; j < 4; j++) e.ids[j] = j < count ? ids[j] : kNoId;
+      short_count_++;
+      return;
     }
-    size_t i = h & mask_;
-    while (slots_[i].key_len != kEmpty) i = (i + 1) & mask_;
-    keys_.insert(keys_.end(), key, key + n);
+    const size_t need = n + count * sizeof(uint32_t);
+    if (need > budget_ / 8) return;  // never let one entry dominate a small budget
+    if ((long_count_ + 1) * 2 > long_.size() && !grow_long()) return;
+    if (used() + need * 2 > budget_) {  // the arenas may double when they grow
+      clear();
+      if (!grow_long()) return;
+    }
+    const uint64_t h = hash_bytes(p, n);
+    size_t i = h & long_mask_;
+    while (long_[i].key_len != 0) i = (i + 1) & long_mask_;
+    keys_.insert(keys_.end(), p, p + n);
     ids_.insert(ids_.end(), ids, ids + count);
-    slots_[i] = Slot{h, uint32_t(keys_.size() - n), uint32_t(ids_.size() - count), n, count};
-    count_++;
+    long_[i] = Long{h, uint32_t(keys_.size() - n), uint32_t(ids_.size() - count), n, count};
+    long_count_++;
   }
 
   void clear() {
-    slots_.clear();
-    slots_.shrink_to_fit();
-    keys_.clear();
-    keys_.shrink_to_fit();
-    ids_.clear();
-    ids_.shrink_to_fit();
-    count_ = 0;
-    mask_ = 0;
+    std::memset(static_cast<void*>(hot_), 0, sizeof hot_);
+    short_.reset(0);
+    long_.reset(0);
+    std::vector<uint8_t>().swap(keys_);
+    std::vector<uint32_t>().swap(ids_);
+    short_count_ = long_count_ = 0;
+    short_mask_ = long_mask_ = 0;
   }
 
  private:
-  static constexpr uint32_t kEmpty = UINT32_MAX;
-  struct Slot {
-    uint64_t hash;
-    uint32_t key_at, ids_at, key_len, ids_len;
+  // A table in its own allocation, on transparent huge pages where the OS gives them: the
+  // lookups land anywhere in it, and with 4 KiB pages most of them would also miss the TLB.
+  template <class T>
+  struct Table {
+    T* data_ = nullptr;
+    size_t size_ = 0;
+    Table() = default;
+    Table(const Table&) = delete;
+    Table& operator=(const Table&) = delete;
+    ~Table() { std::free(data_); }
+    bool empty() const { return size_ == 0; }
+    size_t size() const { return size_; }
+    size_t capacity() const { return size_; }
+    T& operator[](size_t i) { return data_[i]; }
+    const T& operator[](size_t i) const { return data_[i]; }
+    T* begin() { return data_; }
+    T* end() { return data_ + size_; }
+    void reset(size_t n) {  // n zeroed entries (all empty)
+      std::free(data_);
+      data_ = nullptr, size_ = 0;
+      if (!n) return;
+      const size_t bytes = n * sizeof(T), align = bytes >= (size_t(2) << 20) ? (size_t(2) << 20) : 64;
+      data_ = static_cast<T*>(std::aligned_alloc(align, (bytes + align - 1) / align * align));
+      if (!data_) throw std::bad_alloc();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+      if (align > 64) madvise(data_, bytes, MADV_HUGEPAGE);
+#endif
+      std::memset(static_cast<void*>(data_), 0, bytes);
+      size_ = n;
+    }
+    void swap(Table& o) {
+      std::swap(data_, o.data_);
+      std::swap(size_, o.size_);
+    }
   };
-  void grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{0, 0, 0, kEmpty, 0});
-    mask_ = slots_.size() - 1;
-    for (const Slot& s : old)
-      if (s.key_len != kEmpty) {
-        size_t i = s.hash & mask_;
-        while (slots_[i].key_len != kEmpty) i = (i + 1) & mask_;
-        slots_[i] = s;
-      }
-    keys_.reserve(std::max<size_t>(keys_.capacity(), slots_.size() * 4));
-    ids_.reserve(std::max<size_t>(ids_.capacity(), slots_.size() * 2));
+
+  static constexpr uint32_t kNoId = UINT32_MAX;
+  struct Short {
+    uint64_t k0, k1;  // k1 == 0: empty
+    uint32_t ids[4];  // kNoId after the last
+  };
+  struct Long {
+    uint64_t hash;
+    uint32_t key_at, ids_at, key_len, ids_len;  // key_len == 0: empty
+  };
+  // One multiply and the high half (the low bits of a product see only the low bits of
+  // the key); the table index is then the top bits of this.
+  static uint64_t short_hash(const Key& k) {
+    const unsigned __int128 x = (unsigned __int128)(k.k0 ^ (k.k1 * 0x9E3779B97F4A7C15ULL)) * 0xBF58476D1CE4E5B9ULL;
+    return uint64_t(x >> 64) ^ uint64_t(x);
   }
 
-  std::vector<Slot> slots_;
+  // Doubles a table, or wipes the whole cache first when that would pass the budget.
+  template <class T, class Empty, class Hash>
+  bool grow(Table<T>& table, size_t& mask, Empty empty, Hash hash) {
+    size_t size = table.empty() ? 1024 : table.size() * 2;
+    if (used() + size * sizeof(T) > budget_) {
+      clear();
+      size = 1024;
+      if (size * sizeof(T) > budget_ / 2) return false;
+    }
+    Table<T> old;
+    old.swap(table);
+    table.reset(std::max<size_t>(size, old.size()));
+    mask = table.size() - 1;
+    for (const T& e : old)
+      if (!empty(e)) {
+        size_t i = hash(e) & mask;
+        while (!empty(table[i])) i = (i + 1) & mask;
+        table[i] = e;
+      }
+    return true;
+  }
+  bool grow_short() {
+    return grow(short_, short_mask_, [](const Short& e) { return e.k1 == 0; },
+                [](const Short& e) { return short_hash(Key{e.k0, e.k1 & ~kCountBits}); });
+  }
+  bool grow_long() {
+    return grow(long_, long_mask_, [](const Long& e) { return e.key_len == 0; },
+                [](const Long& e) { return e.hash; });
+  }
+
+  static constexpr size_t kHot = 4096;  // 128 KiB
+  mutable Short hot_[kHot] = {};
+  Table<Short> short_;
+  Table<Long> long_;
   std::vector<uint8_t> keys_;
   std::vector<uint32_t> ids_;
-  size_t mask_ = 0, count_ = 0, budget_ = 0;
+  size_t short_mask_ = 0, long_mask_ = 0, short_count_ = 0, long_count_ = 0, budget_ = 0;
 };
 
 }  // namespace tagpipe

@@ -17,10 +17,19 @@ constexpr uint32_t byte_char(uint8_t b) {
   return 0x100 + n;
 }
 
-// The byte a character stands for, or -1 if it stands for none.
-constexpr int char_byte(uint32_t cp) {
-  for (uint32_t b = 0; b < 256; b++)
-    if (byte_char(uint8_t(b)) == cp) return int(b);
+// The byte a character stands for, or -1 if it stands for none: the printable bytes stand
+// for themselves, U+0100 + n for the n-th other byte.
+inline int char_byte(uint32_t cp) {
+  static const auto inverse = [] {
+    struct Table {
+      int16_t byte_of_extra[68];  // U+0100 .. U+0143
+    } t{};
+    for (uint32_t b = 0; b < 256; b++)
+      if (!byte_is_printable(b)) t.byte_of_extra[byte_char(uint8_t(b)) - 0x100] = int16_t(b);
+    return t;
+  }();
+  if (cp < 256) return byte_is_printable(cp) ? int(cp) : -1;
+  if (cp < 0x100 + 68) return inverse.byte_of_extra[cp - 0x100];
   return -1;
 }
 

@@ -210,7 +210,8 @@ class MetaspaceStage final : public Stage {
       const bool starts = s[0] == ' ' || (n >= repl_.size() && std::memcmp(s, repl_.data(), repl_.size()) == 0);
       bool prepend = false;
       if (prepend_ == StageSpec::Prepend::Always) prepend = !starts;
-      if (prepend_ == StageSpec::Prepend::First) prepend = !starts && old_origin(p.begin).begin == 0;
+      if (prepend_ == StageSpec::Prepend::First)
+        prepend = !starts && old_origin(p.begin).begin + scratch.origin_base == 0;
       if (prepend) {
         out += repl_;
         org.insert(org.end(), repl_.size(), old_origin(p.begin));
@@ -288,6 +289,55 @@ class ScriptsStage final : public Stage {
   }
 };
 
+// MetaspaceRuns: a cut before each run of the mark (never inside a run: the vocabulary
+// has pieces of several marks), on a piece nothing else cuts.  tagpipe/metaspace.py proves
+// at load that such a cut cannot change an id: no vocabulary piece holds a mark after
+// another character -- except the `guards`, and a cut one of them could span is skipped:
+// a guard g spans the cut at p if g occurs in the text at p - k for a k where g has a
+// mark after another character.
+class MarkRunsStage final : public Stage {
+ public:
+  MarkRunsStage(std::string mark, const std::vector<std::string>& guards) : mark_(std::move(mark)) {
+    if (mark_.empty()) throw std::invalid_argument("MetaspaceRuns needs a mark");
+    const size_t m = mark_.size();
+    for (const std::string& g : guards)
+      for (size_t k = 1; k + m <= g.size(); k++)  // a mark at k right after another character
+        if (g.compare(k, m, mark_) == 0 && !(k >= m && g.compare(k - m, m, mark_) == 0)) guards_.push_back({g, k});
+  }
+  void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
+    std::vector<Piece>& out = scratch.pieces_out;
+    out.clear();
+    const char* base = reinterpret_cast<const char*>(text.bytes);
+    const size_t m = mark_.size();
+    for (const Piece& piece : pieces) {
+      const std::string_view hay(base + piece.begin, piece.end - piece.begin);
+      uint32_t start = piece.begin;
+      for (size_t at = hay.find(mark_); at != std::string_view::npos; at = hay.find(mark_, at + m)) {
+        if (at == 0 || (at >= m && hay.compare(at - m, m, mark_) == 0)) continue;  // not a run's start
+        if (guarded(hay, at)) continue;
+        out.push_back({start, piece.begin + uint32_t(at)});
+        start = piece.begin + uint32_t(at);
+      }
+      out.push_back({start, piece.end});
+    }
+    pieces.swap(out);
+  }
+
+ private:
+  struct Guard {
+    std::string token;
+    size_t at;  // where in the token a mark follows another character
+  };
+  bool guarded(std::string_view hay, size_t p) const {
+    for (const Guard& g : guards_)
+      if (p >= g.at && p - g.at + g.token.size() <= hay.size() && hay.compare(p - g.at, g.token.size(), g.token) == 0)
+        return true;
+    return false;
+  }
+  std::string mark_;
+  std::vector<Guard> guards_;
+};
+
 }  // namespace
 
 const uint8_t* Scratch::tags(const Text& text, AlphabetId id) {
@@ -332,6 +382,8 @@ std::unique_ptr<Stage> make_stage(const StageSpec& s) {
       return std::make_unique<FixedLengthStage>(s.length);
     case K::Scripts:
       return std::make_unique<ScriptsStage>();
+    case K::MarkRuns:
+      return std::make_unique<MarkRunsStage>(s.literal, s.guards);
   }
   throw std::invalid_argument("unknown stage kind");
 }
@@ -342,17 +394,25 @@ Origin PreTokenized::origin(const Piece& p, const uint8_t* input, uint32_t input
 }
 
 PreTokenizer::PreTokenizer(const std::vector<StageSpec>& specs) {
-  for (const StageSpec& s : specs) stages_.push_back(make_stage(s));
+  for (const StageSpec& s : specs) {
+    stages_.push_back(make_stage(s));
+    needs_origin_ |= s.kind == StageSpec::Kind::Metaspace && s.prepend == StageSpec::Prepend::First;
+  }
 }
 
 void PreTokenizer::run(const uint8_t* input, uint32_t n, PreTokenized& out, Scratch& scratch) const {
-  out.text = Text{};
-  out.text.bytes = input;
-  out.text.size = n;
+  Text t;
+  t.bytes = input, t.size = n;
+  run(t, 0, out, scratch);
+}
+
+void PreTokenizer::run(const Text& input, uint32_t origin_base, PreTokenized& out, Scratch& scratch) const {
+  const uint32_t n = input.size;
+  out.text = input;
   out.pieces.clear();
   out.pieces.push_back({0, n});  // even when empty: with no stage, "" is one empty piece
   scratch.reset();
-  scratch.input = input, scratch.input_size = n;
+  scratch.input = input.bytes, scratch.input_size = n, scratch.origin_base = origin_base;
   for (const auto& stage : stages_) {
     stage->apply(out.text, out.pieces, scratch);
     // Every stage of the oracle's goes through PreTokenizedString::split, which drops

@@ -25,6 +25,8 @@ struct StageSpec {
     Metaspace,    // literal = replacement (one character), prepend, split
     FixedLength,  // length
     Scripts,      // UnicodeScripts
+    MarkRuns,     // MetaspaceRuns: a cut before each run of `literal` (the mark), unless a
+                  // guard token could span it (`guards`: the vocabulary's crossing pieces)
   };
   enum class Prepend : uint8_t { Always, First, Never };
 
@@ -37,6 +39,7 @@ struct StageSpec {
   Prepend prepend = Prepend::Always;
   bool split = true;
   uint32_t length = 5;
+  std::vector<std::string> guards;
 };
 
 // Per-call working memory: tag buffers (one per alphabet, padded for the SIMD readers) and
@@ -49,6 +52,7 @@ class Scratch {
   // The call's input: what a text that was never rewritten indexes.
   const uint8_t* input = nullptr;
   uint32_t input_size = 0;
+  uint32_t origin_base = 0;
   std::vector<Piece> pieces_out;
   std::vector<uint32_t> cuts;
 
@@ -81,9 +85,16 @@ class PreTokenizer {
  public:
   explicit PreTokenizer(const std::vector<StageSpec>& specs);
   void run(const uint8_t* input, uint32_t n, PreTokenized& out, Scratch& scratch) const;
+  // `input` may be a normalizer's output (with origins); `origin_base` is the offset of
+  // input's origin 0 in the original text (Metaspace's "first" asks whether a piece is at 0).
+  void run(const Text& input, uint32_t origin_base, PreTokenized& out, Scratch& scratch) const;
+  // Whether some stage reads original offsets (then a normalizer must keep origins).
+  bool needs_origin() const { return needs_origin_; }
+  bool empty() const { return stages_.empty(); }
 
  private:
   std::vector<std::unique_ptr<Stage>> stages_;
+  bool needs_origin_ = false;
 };
 
 }  // namespace tagpipe::pretok

@@ -1,0 +1,184 @@
+#include "encode/encoder.h"
+
+#include <algorithm>
+#include <thread>
+
+namespace tagpipe {
+namespace {
+
+Worker& thread_worker() {
+  thread_local Worker w;
+  return w;
+}
+
+}  // namespace
+
+Encoder::Encoder(EncoderSpec spec)
+    : normalizer_(std::move(spec.normalizer)),
+      pre_tokenizer_(spec.pre_tokenizer),
+      bpe_(std::move(spec.vocab), spec.merges, std::move(spec.bpe)),
+      raw_(std::move(spec.raw_tokens)),
+      normalized_(std::move(spec.normalized_tokens)),
+      prefix_ids_(std::move(spec.prefix_ids)),
+      suffix_ids_(std::move(spec.suffix_ids)),
+      cache_bytes_(spec.cache_bytes),
+      need_origin_(pre_tokenizer_.needs_origin()) {}
+
+// The caches are handed out one per concurrent encode; together they stay within the
+// budget: each one's share is the budget over the number of caches in use.
+WordCache* Encoder::acquire_cache() const {
+  std::lock_guard<std::mutex> lock(caches_mutex_);
+  WordCache* c;
+  if (!free_caches_.empty()) {
+    c = free_caches_.back();
+    free_caches_.pop_back();
+  } else {
+    caches_.push_back(std::make_unique<WordCache>(0));
+    c = caches_.back().get();
+    for (auto& other : caches_) other->set_budget(cache_bytes_ / caches_.size());
+  }
+  return c;
+}
+
+void Encoder::release_cache(WordCache* c) const {
+  std::lock_guard<std::mutex> lock(caches_mutex_);
+  free_caches_.push_back(c);
+}
+
+size_t Encoder::cache_used() const {
+  std::lock_guard<std::mutex> lock(caches_mutex_);
+  size_t n = 0;
+  for (const auto& c : caches_) n += c->used();
+  return n;
+}
+
+void Encoder::clear_cache() const {
+  std::lock_guard<std::mutex> lock(caches_mutex_);
+  for (auto& c : caches_) c->clear();
+}
+
+// The pieces the pre-tokenizer left in w.pieces: each from the cache, else BPE (then
+// cached).  The cache slots are requested a few pieces ahead, and a short piece's hit
+// writes its four id slots at once (IdSink keeps the room).
+void Encoder::encode_pieces(Worker& w, WordCache& cache) const {
+  const pretok::Text& t = w.pieces.text;
+  const std::vector<pretok::Piece>& pieces = w.pieces.pieces;
+  const size_t count = pieces.size();
+  constexpr size_t kAhead = 16;
+  for (size_t k = 0; k < count && k < kAhead; k++) cache.prefetch(t.bytes + pieces[k].begin, pieces[k].end - pieces[k].begin);
+  IdSink& sink = w.sink;
+  for (size_t k = 0; k < count; k++) {
+    if (k + kAhead < count) {
+      const pretok::Piece& a = pieces[k + kAhead];
+      cache.prefetch(t.bytes + a.begin, a.end - a.begin);
+    }
+    const uint8_t* p = t.bytes + pieces[k].begin;
+    const uint32_t n = pieces[k].end - pieces[k].begin;
+    if (n < 16)
+      if (const uint32_t c = cache.find_short(p, n, sink.room(4))) {
+        sink.size += c;
+        continue;
+      }
+    w.bpe_out.clear();
+    if (cache.find_long(p, n, w.bpe_out)) {  // (short pieces with more than 4 ids live there too)
+      sink.append(w.bpe_out.data(), w.bpe_out.size());
+      continue;
+    }
+    bpe_.encode(p, n, t.byte_mapped, w.bpe_out, w.bpe);
+    cache.insert(p, n, w.bpe_out.data(), uint32_t(w.bpe_out.size()));
+    sink.append(w.bpe_out.data(), w.bpe_out.size());
+  }
+}
+
+// One gap between raw added tokens: normalize, split out the normalized added tokens,
+// pre-tokenize each remaining part, BPE each piece.
+bool Encoder::encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& w, WordCache& cache) const {
+  if (!normalizer_.run(s, n, w.gap, w.norm, need_origin_)) return false;
+  w.norm_segments.clear();
+  if (normalized_.empty()) w.norm_segments.push_back({added::Segment::kText, 0, w.gap.size});
+  else normalized_.split(w.gap.bytes, w.gap.size, w.norm_segments);
+  for (const added::Segment& seg : w.norm_segments) {
+    if (seg.id != added::Segment::kText) {
+      w.sink.push(seg.id);
+      continue;
+    }
+    if (seg.begin == seg.end) continue;
+    w.sub.bytes = w.gap.bytes + seg.begin;
+    w.sub.size = seg.end - seg.begin;
+    w.sub.origin.clear();
+    if (w.gap.rewritten()) w.sub.origin.assign(w.gap.origin.begin() + seg.begin, w.gap.origin.begin() + seg.end);
+    pre_tokenizer_.run(w.sub, origin, w.pieces, w.pretok);
+    encode_pieces(w, cache);
+  }
+  return true;
+}
+
+bool Encoder::encode_with(const uint8_t* s, uint32_t n, bool add_special, Worker& w, WordCache& cache) const {
+  const size_t base = w.sink.size;
+  if (add_special) w.sink.append(prefix_ids_.data(), prefix_ids_.size());
+  w.raw_segments.clear();
+  if (raw_.empty()) w.raw_segments.push_back({added::Segment::kText, 0, n});
+  else raw_.split(s, n, w.raw_segments);
+  for (size_t k = 0; k < w.raw_segments.size(); k++) {
+    const added::Segment seg = w.raw_segments[k];  // (a copy: encode_gap reuses the worker)
+    if (seg.id != added::Segment::kText) {
+      w.sink.push(seg.id);
+    } else if (!encode_gap(s + seg.begin, seg.end - seg.begin, seg.begin, w, cache)) {
+      w.sink.size = base;
+      return false;
+    }
+  }
+  if (add_special) w.sink.append(suffix_ids_.data(), suffix_ids_.size());
+  return true;
+}
+
+bool Encoder::encode(const uint8_t* s, uint32_t n, bool add_special, std::vector<uint32_t>& out) const {
+  WordCache* cache = acquire_cache();
+  Worker& w = thread_worker();
+  w.sink.size = 0;
+  const bool ok = encode_with(s, n, add_special, w, *cache);
+  release_cache(cache);
+  if (ok) out.insert(out.end(), w.sink.buf.begin(), w.sink.buf.begin() + w.sink.size);
+  return ok;
+}
+
+void Encoder::encode_batch(const std::vector<std::pair<const uint8_t*, uint32_t>>& docs, bool add_special,
+                           int threads, Batch& out) const {
+  const size_t n = docs.size();
+  // Each thread writes its documents' ids into its own sink; spans say where each one is.
+  struct Span {
+    uint32_t thread;
+    size_t begin, end;
+  };
+  std::vector<Span> spans(n);
+  out.delegate.assign(n, 0);
+  threads = std::max(1, std::min<int>(threads, int(n)));
+  std::vector<IdSink> sinks(static_cast<size_t>(threads));  // outlive the threads (their workers do not)
+  std::atomic<size_t> next{0};
+  auto work = [&](int t) {
+    WordCache* cache = acquire_cache();
+    Worker& w = thread_worker();
+    w.sink.buf.swap(sinks[size_t(t)].buf);
+    w.sink.size = 0;
+    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) {
+      const size_t begin = w.sink.size;
+      if (!encode_with(docs[i].first, docs[i].second, add_special, w, *cache)) out.delegate[i] = 1;
+      spans[i] = {uint32_t(t), begin, w.sink.size};
+    }
+    w.sink.buf.swap(sinks[size_t(t)].buf);
+    release_cache(cache);
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; t++) pool.emplace_back(work, t);
+  work(0);
+  for (auto& t : pool) t.join();
+  out.offsets.assign(n + 1, 0);
+  for (size_t i = 0; i < n; i++) out.offsets[i + 1] = out.offsets[i] + int64_t(spans[i].end - spans[i].begin);
+  out.ids.resize(size_t(out.offsets[n]));
+  for (size_t i = 0; i < n; i++) {
+    const uint32_t* src = sinks[spans[i].thread].buf.data();
+    std::copy(src + spans[i].begin, src + spans[i].end, out.ids.begin() + out.offsets[i]);
+  }
+}
+
+}  // namespace tagpipe

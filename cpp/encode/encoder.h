@@ -1,0 +1,105 @@
+// The whole encode of one text, natively: added tokens, normalizer, pre-tokenizer, BPE
+// (with the word cache) and the special tokens of the post-processor -- the order and the
+// per-gap structure of tokenizers' Tokenizer::encode.
+//
+// An Encoder is immutable after construction and shared by every thread; each thread
+// brings its Worker (scratch memory) and borrows a word cache from the encoder's pool.
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "added/added.h"
+#include "model/bpe.h"
+#include "model/word_cache.h"
+#include "normalize/normalize.h"
+#include "pretok/pipeline.h"
+
+namespace tagpipe {
+
+struct EncoderSpec {
+  std::vector<normalize::Step> normalizer;
+  std::vector<pretok::StageSpec> pre_tokenizer;
+  StringTable vocab;
+  std::vector<BpeMerge> merges;
+  BpeOptions bpe;
+  std::vector<added::Token> raw_tokens;         // normalized = false: matched on the raw text
+  std::vector<added::Token> normalized_tokens;  // matched on each normalized gap
+  std::vector<uint32_t> prefix_ids, suffix_ids; // the post-processor's special tokens around one sequence
+  size_t cache_bytes = size_t(128) << 20;       // the word cache budget, all threads together
+};
+
+// Where one thread writes ids: a buffer that only grows, written through a raw pointer so
+// that the cache's hit path can store four ids at once and keep the ones that count.
+struct IdSink {
+  std::vector<uint32_t> buf;
+  size_t size = 0;
+  uint32_t* room(size_t extra) {  // at least `extra` writable ids at data() + size
+    if (size + extra > buf.size()) buf.resize(std::max(buf.size() * 2, size + extra + 1024));
+    return buf.data() + size;
+  }
+  void push(uint32_t id) { *room(1) = id, size++; }
+  void append(const uint32_t* ids, size_t n) {
+    std::copy(ids, ids + n, room(n));
+    size += n;
+  }
+};
+
+struct Worker {
+  IdSink sink;
+  std::vector<uint32_t> bpe_out;
+  pretok::Scratch pretok;
+  pretok::PreTokenized pieces;
+  normalize::Scratch norm;
+  BpeScratch bpe;
+  std::vector<added::Segment> raw_segments, norm_segments;
+  pretok::Text gap, sub;
+};
+
+class Encoder {
+ public:
+  explicit Encoder(EncoderSpec spec);
+
+  // Appends the ids of s[0..n) to `out`.  Returns false, leaving `out` as it was, when the
+  // text needs something tagpipe does not run natively (then the caller delegates it).
+  bool encode(const uint8_t* s, uint32_t n, bool add_special_tokens, std::vector<uint32_t>& out) const;
+
+  struct Batch {
+    std::vector<uint32_t> ids;
+    std::vector<int64_t> offsets;   // doc i is ids[offsets[i] .. offsets[i+1])
+    std::vector<uint8_t> delegate;  // 1 where the doc must be delegated (its ids are empty)
+  };
+  // Encodes documents docs[i] = (data, size) on `threads` threads.
+  void encode_batch(const std::vector<std::pair<const uint8_t*, uint32_t>>& docs, bool add_special_tokens,
+                    int threads, Batch& out) const;
+
+  size_t cache_bytes() const { return cache_bytes_; }
+  size_t cache_used() const;
+  void clear_cache() const;
+
+ private:
+  class CacheLease;
+  // Appends to w.sink; on false, w.sink.size is back where it was.
+  bool encode_with(const uint8_t* s, uint32_t n, bool add_special, Worker& w, WordCache& cache) const;
+  bool encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& w, WordCache& cache) const;
+  void encode_pieces(Worker& w, WordCache& cache) const;
+  WordCache* acquire_cache() const;
+  void release_cache(WordCache* c) const;
+
+  normalize::Normalizer normalizer_;
+  pretok::PreTokenizer pre_tokenizer_;
+  Bpe bpe_;
+  added::Splitter raw_, normalized_;
+  std::vector<uint32_t> prefix_ids_, suffix_ids_;
+  size_t cache_bytes_;
+  bool need_origin_;
+  mutable std::mutex caches_mutex_;
+  mutable std::vector<std::unique_ptr<WordCache>> caches_;  // all of them
+  mutable std::vector<WordCache*> free_caches_;
+};
+
+}  // namespace tagpipe

@@ -1,0 +1,83 @@
+"""MetaspaceRuns: cutting a pipeline that writes a mark (▁) but never cuts, provably exactly.
+
+llama-2 (`pre_tokenizer: null` after Prepend(▁) + Replace(' ' -> ▁)), mistral
+(Metaspace(split=false)) and gemma (Replace(' ' -> ▁), then a Split(" ") that can no
+longer fire) hand BPE the whole text as one piece: the merge runs over thousands of
+symbols and the word cache never hits.  tagpipe cuts such a piece before each *run* of
+the mark -- never inside one: the vocabulary has pieces of several marks -- when it can
+prove the cut changes no id:
+
+* **The probe** runs the tokenizer's own normalizer and pre-tokenizer (natively) on
+  ``" a"`` and ``"a b"``: the pipeline is a candidate if it writes a mark for the space
+  and makes one piece of ``"a b"``.  Deciding by behaviour, not by type, keeps this right
+  for pipelines nobody listed.
+* **The proof**, one scan at load.  BPE only ever builds vocabulary pieces, so a merge can
+  join two sides of a cut only by building a piece with a mark right after another
+  character.  So the cut is exact if no vocabulary piece has one ("crossing" pieces) --
+  or, for the few that do, if the cuts one of them could span are skipped (guards; gemma3
+  has ``>▁</``) -- and if also:
+    - the mark itself is in the vocabulary (else unk / byte fallback tokens of the mark
+      could fuse across the cut);
+    - ``ignore_merges`` is off (a piece that is itself a token would skip BPE: cut pieces
+      are tokens far more often than a whole text is);
+    - no ``continuing_subword_prefix`` / ``end_of_word_suffix`` (they mark a piece's
+      first and last characters: a cut moves them);
+    - no ``dropout`` (random; delegated anyway).
+  Any condition failing: no cut (the whole-span path, still exact).  ``explain()`` says which.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from tagpipe import _core
+from tagpipe.plan import Step
+
+MAX_GUARDS = 256  # more crossing pieces than this: guarding every cut costs more than it saves
+
+
+def metaspace_runs(canon: dict[str, Any], norm_steps: list, pre_stages: list[dict[str, Any]]
+                   ) -> tuple[Optional[dict[str, Any]], list[Step]]:
+    """The MetaspaceRuns stage for this tokenizer (or None), and the explain() lines."""
+    where = "MetaspaceRuns"
+    b = _core.probe(norm_steps, pre_stages, "a b")
+    a = _core.probe(norm_steps, pre_stages, " a")
+    if a is None or b is None:
+        return None, []
+    if len(b) != 1 or len(a) != 1:
+        return None, []  # the pipeline cuts: nothing to do here
+    piece = b[0].decode("utf-8")
+    if not (piece.count("a") == 1 and piece.endswith("b") and "a" in piece):
+        return None, []
+    mark = piece[piece.index("a") + 1:-1]
+    if len(mark) != 1 or mark == " " or mark not in a[0].decode("utf-8"):
+        return None, []  # no mark written for the space: an ordinary single-piece pipeline
+    probe = f"probe: writes {mark!r} for ' ' and never cuts"
+    model = canon["model"]
+    why = []
+    if model["type"] != "BPE":
+        why.append(f"the model is {model['type']}, not BPE")
+    else:
+        vocab: dict[str, int] = model["vocab"]
+        if mark not in vocab:
+            why.append(f"{mark!r} is not in the vocabulary")
+        if model.get("ignore_merges"):
+            why.append("ignore_merges is on")
+        if model.get("continuing_subword_prefix") or model.get("end_of_word_suffix"):
+            why.append("the model has continuing_subword_prefix / end_of_word_suffix")
+        if model.get("dropout"):
+            why.append("dropout is on")
+        crossing = [t for t in vocab if _crosses(t, mark)]
+        if len(crossing) > MAX_GUARDS:
+            why.append(f"{len(crossing)} vocabulary pieces hold {mark!r} after another character")
+    if why:
+        return None, [Step(where, probe, False, "not used: " + "; ".join(why))]
+    guards = sorted(crossing)
+    how = "proof: no vocabulary piece joins a cut" if not guards else (
+        f"proof: {len(guards)} crossing piece(s) guarded ({', '.join(map(repr, guards[:3]))}"
+        f"{', ...' if len(guards) > 3 else ''})")
+    stage = {"kind": "mark_runs", "literal": mark, "guards": guards}
+    return stage, [Step(where, probe, True, "cut before each run of the mark; " + how)]
+
+
+def _crosses(token: str, mark: str) -> bool:
+    return any(token[i] == mark and token[i - 1] != mark for i in range(1, len(token)))

@@ -1,0 +1,329 @@
+"""Tokenizer: a tokenizer.json encoded natively, id for id with `tokenizers`.
+
+    >>> tok = tagpipe.Tokenizer.from_file("tokenizer.json")
+    >>> tok.encode("Hello world")             # list[int], the same ids as tokenizers
+    >>> tok.encode_to_numpy("Hello world")    # uint32 array, no Python list
+    >>> tok.encode_batch_flat(texts)          # (ids uint32[N], offsets int64[n+1]), all cores
+    >>> print(tok.explain())                  # every stage: native or delegated, and why
+
+Every stage runs in C++ when tagpipe runs all of them exactly; otherwise the whole call
+goes to `tokenizers` (correct first) and `explain()` says why.  Under
+`tagpipe.delegation_disabled()` (or TAGPIPE_DELEGATION=error) a delegation raises
+instead.  A text whose normalization tagpipe cannot prove to be the identity (NFC on a
+text that is not NFC-inert) is delegated per call.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
+
+from tagpipe import _core
+from tagpipe._delegate import DelegationError, delegation_allowed, oracle
+from tagpipe.metaspace import metaspace_runs
+from tagpipe.plan import Plan, Step, plan_pre_tokenizer
+from tagpipe.pretokenizer import _utf8
+
+DEFAULT_CACHE_BYTES = 128 << 20  # the word cache budget, all threads of one Tokenizer together
+ENV_CACHE = "TAGPIPE_CACHE_BYTES"
+
+
+def _default_cache_bytes() -> int:
+    value = os.environ.get(ENV_CACHE)
+    if value is None:
+        return DEFAULT_CACHE_BYTES
+    try:
+        n = int(value)
+    except ValueError:
+        raise ValueError(f"{ENV_CACHE}={value!r} is not a number of bytes") from None
+    if n < 0:
+        raise ValueError(f"{ENV_CACHE}={value!r} must not be negative")
+    return n
+
+
+def _canonical(text: str) -> dict[str, Any]:
+    """The file as the oracle would write it back: every default explicit, legacy forms
+    resolved.  Raises TokenizerJsonError (a ValueError naming the JSON path)."""
+    from tagpipe import spec
+
+    return spec.load_tokenizer_json(text).to_json()
+
+
+# -- the plan: which stages are native -----------------------------------------------------------
+
+
+def _plan_normalizer(node: Optional[dict[str, Any]], path: str, plan: Plan, steps: list) -> None:
+    if node is None:
+        return
+    kind = node["type"]
+    if kind == "Sequence":
+        for i, child in enumerate(node["normalizers"]):
+            _plan_normalizer(child, f"{path}.normalizers[{i}]", plan, steps)
+        return
+    if kind == "Prepend":
+        steps.append(("prepend", node["prepend"], ""))
+        plan.steps.append(Step(path, f"Prepend({node['prepend']!r})", True, "native"))
+    elif kind == "Replace" and "String" in node["pattern"] and node["pattern"]["String"]:
+        steps.append(("replace", node["pattern"]["String"], node["content"]))
+        plan.steps.append(Step(path, f"Replace({node['pattern']['String']!r} -> {node['content']!r})", True,
+                               "literal search"))
+    elif kind == "NFC":
+        steps.append(("nfc", "", ""))
+        plan.steps.append(Step(path, "NFC", True, "identity on NFC-inert text (quick check); "
+                                                   "other texts are delegated per call"))
+    else:
+        plan.steps.append(Step(path, kind, False, f"no native {kind} normalizer yet"))
+
+
+def _post_ids(node: Optional[dict[str, Any]], path: str, plan: Plan) -> tuple[list[int], list[int]]:
+    """The special-token ids the post-processor puts around one sequence."""
+    if node is None:
+        return [], []
+    kind = node["type"]
+    if kind == "ByteLevel":
+        return [], []
+    if kind in ("BertProcessing", "RobertaProcessing"):
+        return [node["cls"][1]], [node["sep"][1]]
+    if kind == "TemplateProcessing":
+        before, after, seen = [], [], False
+        for piece in node["single"]:
+            if "Sequence" in piece:
+                seen = True
+                continue
+            ids = node["special_tokens"][piece["SpecialToken"]["id"]]["ids"]
+            (after if seen else before).extend(ids)
+        return before, after
+    if kind == "Sequence":
+        before, after = [], []
+        for i, child in enumerate(node["processors"]):
+            b, a = _post_ids(child, f"{path}.processors[{i}]", plan)
+            before, after = b + before, after + a
+        return before, after
+    plan.steps.append(Step(path, kind, False, f"no native {kind} post-processor yet"))
+    return [], []
+
+
+def _added_tokens(tokens: list[dict[str, Any]], vocab: dict[str, int]) -> list[tuple[dict[str, Any], int]]:
+    """The added tokens and their ids, as AddedVocabulary::add_tokens assigns them at load
+    (the "id" in the file is only checked, with a warning): a content already known keeps
+    its id (added tokens first, then the model's vocabulary), a new one takes the next id
+    from the vocabulary's size; an exact duplicate is ignored; a later token replaces an
+    earlier one with the same id."""
+    by_content: dict[str, int] = {}
+    by_id: dict[int, dict[str, Any]] = {}
+    next_id = len(vocab)
+    for t in tokens:
+        token = {k: t[k] for k in ("content", "single_word", "lstrip", "rstrip", "normalized", "special")}
+        content = token["content"]
+        if not content:
+            continue
+        if content in by_content and by_id.get(by_content[content]) == token:
+            continue
+        new_id = by_content.get(content, vocab.get(content))
+        if new_id is None:
+            new_id, next_id = next_id, next_id + 1
+        by_content[content] = new_id
+        by_id[new_id] = token
+    return [(t, i) for i, t in by_id.items()]
+
+
+def _build(canon: dict[str, Any], cache_bytes: int) -> tuple[Plan, Optional[dict[str, Any]]]:
+    plan = Plan()
+    if canon.get("truncation") is not None:
+        plan.steps.append(Step("truncation", "truncation", False, "truncation is not native yet"))
+    if canon.get("padding") is not None:
+        plan.steps.append(Step("padding", "padding", False, "padding is not native yet"))
+    norm_steps: list = []
+    _plan_normalizer(canon.get("normalizer"), "normalizer", plan, norm_steps)
+    pre = plan_pre_tokenizer(canon.get("pre_tokenizer"))
+    plan.steps.extend(pre.steps)
+    model = canon["model"]
+    if model["type"] != "BPE":
+        plan.steps.append(Step("model", model["type"], False, f"no native {model['type']} model yet"))
+    elif model.get("dropout"):
+        plan.steps.append(Step("model", "BPE", False, "dropout is random: delegated"))
+    elif model.get("unk_token") is not None and model["unk_token"] not in model["vocab"]:
+        plan.steps.append(Step("model", "BPE", False, "unk_token is not in the vocabulary (the oracle "
+                                                       "fails on the first unknown character)"))
+    else:
+        plan.steps.append(Step("model", f"BPE({len(model['vocab'])} tokens, {len(model['merges'])} merges)",
+                               True, "native, word cache " + f"{cache_bytes >> 20} MiB"))
+    prefix_ids, suffix_ids = _post_ids(canon.get("post_processor"), "post_processor", plan)
+    if not plan.native:
+        return plan, None
+    runs, lines = metaspace_runs(canon, norm_steps, pre.stages)
+    plan.steps.extend(lines)
+    pre_stages = pre.stages + ([runs] if runs else [])
+    vocab: dict[str, int] = model["vocab"]
+    merges = _merge_ids(model, vocab)
+    raw, normalized = [], []
+    for token, token_id in _added_tokens(canon.get("added_tokens") or [], vocab):
+        entry = [token["content"], token_id, token["single_word"], token["lstrip"], token["rstrip"]]
+        if token["normalized"]:
+            form = _core.normalize(norm_steps, token["content"])
+            if form is None:
+                plan.steps.append(Step("added_tokens", token["content"], False,
+                                       "its normalized form needs a normalization tagpipe does not run"))
+                return plan, None
+            entry[0] = form
+            normalized.append(tuple(entry))
+        else:
+            raw.append(tuple(entry))
+    unk = model.get("unk_token")
+    spec = {
+        "normalizer": norm_steps,
+        "pre_tokenizer": pre_stages,
+        "vocab": list(vocab.items()),
+        "merges": merges,
+        "bpe": {"unk_id": vocab[unk] if unk is not None else None, "fuse_unk": bool(model.get("fuse_unk")),
+                "byte_fallback": bool(model.get("byte_fallback")), "ignore_merges": bool(model.get("ignore_merges")),
+                "prefix": model.get("continuing_subword_prefix") or "", "suffix": model.get("end_of_word_suffix") or ""},
+        "raw_tokens": raw,
+        "normalized_tokens": normalized,
+        "prefix_ids": prefix_ids,
+        "suffix_ids": suffix_ids,
+        "cache_bytes": cache_bytes,
+    }
+    return plan, spec
+
+
+def _merge_ids(model: dict[str, Any], vocab: dict[str, int]) -> np.ndarray:
+    """(left, right, result) ids per merge, in rank order.  The result is left + right
+    without the first len(continuing_subword_prefix) bytes of right (as the oracle builds it;
+    the loader has checked that every one is in the vocabulary)."""
+    cut = len((model.get("continuing_subword_prefix") or "").encode())
+    out = np.empty((len(model["merges"]), 3), dtype=np.uint32)
+    for i, (a, b) in enumerate(model["merges"]):
+        merged = (a.encode() + b.encode()[cut:]).decode("utf-8", "surrogateescape")
+        out[i] = (vocab[a], vocab[b], vocab[merged])
+    return out
+
+
+# -- the tokenizer -----------------------------------------------------------------------------
+
+
+class Tokenizer:
+    """A tokenizer.json, encoded natively where every stage is native."""
+
+    def __init__(self, json_text: str, *, cache_bytes: Optional[int] = None):
+        self._json = json_text
+        canon = _canonical(json_text)
+        self._cache_bytes = _default_cache_bytes() if cache_bytes is None else int(cache_bytes)
+        if self._cache_bytes < 0:
+            raise ValueError("cache_bytes must not be negative")
+        self.plan, spec = _build(canon, self._cache_bytes)
+        self._native = _core.Encoder(spec) if spec is not None else None
+        self._oracle = None
+        if self._native is None and not delegation_allowed():
+            raise DelegationError("this tokenizer would be delegated to tokenizers: " + "; ".join(self.plan.reasons()))
+
+    # -- loading --
+    @classmethod
+    def from_file(cls, path: Union[str, os.PathLike], **kw) -> "Tokenizer":
+        return cls(Path(path).read_text(encoding="utf-8"), **kw)
+
+    @classmethod
+    def from_str(cls, json_text: str, **kw) -> "Tokenizer":
+        return cls(json_text, **kw)
+
+    @classmethod
+    def from_hf(cls, obj: Any, **kw) -> "Tokenizer":
+        """From a `tokenizers.Tokenizer` or a transformers fast tokenizer."""
+        backend = getattr(obj, "backend_tokenizer", obj)
+        if not hasattr(backend, "to_str"):
+            raise TypeError(f"from_hf expects a tokenizers.Tokenizer or a transformers fast tokenizer, "
+                            f"got {type(obj).__name__}")
+        return cls(backend.to_str(), **kw)
+
+    # -- what runs where --
+    @property
+    def native(self) -> bool:
+        return self._native is not None
+
+    def explain(self) -> str:
+        head = "tagpipe: " + ("native" if self.native else "DELEGATED to tokenizers")
+        return "\n".join([head] + ["  " + str(s) for s in self.plan.steps])
+
+    def _oracle_tokenizer(self):
+        if self._oracle is None:
+            if not delegation_allowed():
+                raise DelegationError("this call would be delegated to tokenizers: " + "; ".join(self.plan.reasons())
+                                      if not self.native else "this text needs a normalization tagpipe does not run")
+            self._oracle = oracle().Tokenizer.from_str(self._json)
+        return self._oracle
+
+    def _delegate(self, text: str, add_special_tokens: bool) -> list[int]:
+        return self._oracle_tokenizer().encode(text, add_special_tokens=add_special_tokens).ids
+
+    # -- encoding --
+    def encode_to_numpy(self, text: str, add_special_tokens: bool = True) -> np.ndarray:
+        """The ids of one text as a uint32 array (no Python list is built)."""
+        if not isinstance(text, str):
+            raise TypeError(f"encode expects str, got {type(text).__name__}")
+        if self._native is not None:
+            try:
+                ids = self._native.encode(text, add_special_tokens)
+            except UnicodeEncodeError:
+                _utf8(text)  # raises the clear ValueError
+                raise
+            if ids is not None:
+                return ids
+        return np.asarray(self._delegate(text, add_special_tokens), dtype=np.uint32)
+
+    def encode(self, text: str, add_special_tokens: bool = True) -> list[int]:
+        """The ids of one text, as tokenizers' ``encode(text).ids``."""
+        return self.encode_to_numpy(text, add_special_tokens).tolist()
+
+    def encode_batch_flat(self, texts: Sequence[str], add_special_tokens: bool = True,
+                          num_threads: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
+        """All ids of many texts: (ids uint32[N], offsets int64[len(texts) + 1]); text i is
+        ids[offsets[i]:offsets[i + 1]].  Runs on `num_threads` native threads (default: every
+        core) with the GIL released."""
+        texts = list(texts)
+        for i, t in enumerate(texts):
+            if not isinstance(t, str):
+                raise TypeError(f"encode_batch expects str items, item {i} is {type(t).__name__}")
+        threads = os.cpu_count() or 1 if num_threads is None else int(num_threads)
+        if threads < 1:
+            raise ValueError("num_threads must be at least 1")
+        if self._native is None:
+            parts = [np.asarray(self._delegate(t, add_special_tokens), dtype=np.uint32) for t in texts]
+            offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+            np.cumsum([len(p) for p in parts], out=offsets[1:])
+            return (np.concatenate(parts) if parts else np.zeros(0, np.uint32)), offsets
+        try:
+            ids, offsets, delegate = self._native.encode_batch(texts, add_special_tokens, threads)
+        except UnicodeEncodeError:
+            for t in texts:
+                _utf8(t)
+            raise
+        if delegate.any():  # rare: texts whose normalization is not native; splice their ids in
+            parts = [ids[offsets[i]:offsets[i + 1]] if not delegate[i]
+                     else np.asarray(self._delegate(texts[i], add_special_tokens), dtype=np.uint32)
+                     for i in range(len(texts))]
+            offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+            np.cumsum([len(p) for p in parts], out=offsets[1:])
+            ids = np.concatenate(parts) if parts else np.zeros(0, np.uint32)
+        return ids, offsets
+
+    def encode_batch(self, texts: Sequence[str], add_special_tokens: bool = True,
+                     num_threads: Optional[int] = None) -> list[list[int]]:
+        ids, offsets = self.encode_batch_flat(texts, add_special_tokens, num_threads)
+        flat = ids.tolist()
+        return [flat[offsets[i]:offsets[i + 1]] for i in range(len(offsets) - 1)]
+
+    def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
+        """Delegated to tokenizers (decoding is not native yet)."""
+        return self._oracle_tokenizer().decode(list(ids), skip_special_tokens=skip_special_tokens)
+
+    @property
+    def cache_bytes(self) -> int:
+        """The word cache budget (all threads together); ``cache_used`` is what it holds now."""
+        return self._cache_bytes
+
+    @property
+    def cache_used(self) -> int:
+        return self._native.cache_used if self._native is not None else 0
