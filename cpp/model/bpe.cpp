@@ -64,11 +64,27 @@ Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions opti
       }
       for (int b = 0; b < 128; b++) ascii_id_[f][l][b] = lookup(std::string(1, char(b)), f, l);
     }
+  if (simple_bytes_) {
+    bmp_id_.assign(0x10000, kMissing);
+    vocab_.for_each([&](std::string_view token, uint32_t id) {
+      const auto* t = reinterpret_cast<const uint8_t*>(token.data());
+      if (token.empty() || utf8_length(t[0]) != token.size() || token.size() > 3) return;
+      uint32_t cp = token.size() == 1 ? t[0] : t[0] & (0xFF >> (token.size() + 1));
+      for (size_t k = 1; k < token.size(); k++) cp = (cp << 6) | (t[k] & 0x3F);
+      bmp_id_[cp] = id;
+    });
+  }
   for (int b = 0; b < 256; b++) {
     char name[8];
     std::snprintf(name, sizeof name, "<0x%02X>", b);
     byte_token_[b] = vocab_.get(name);
   }
+}
+
+bool Bpe::byte_fallback_ok(const uint8_t* c, uint32_t len) const {
+  for (uint32_t k = 0; k < len; k++)
+    if (byte_token_[c[k]] == kMissing) return false;
+  return true;
 }
 
 void Bpe::push_symbol(uint32_t id, BpeScratch& sc) const {
@@ -255,6 +271,50 @@ void Bpe::encode(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uin
       merge_small(ids, n, out);
       return;
     }
+  }
+  // The common case without ByteLevel (Metaspace pieces, ...): every character a BMP token.
+  if (!byte_mapped && simple_bytes_ && !duplicate_ids_) {
+    uint32_t ids[kScanMax];
+    uint32_t count = 0;
+    bool fast = true;
+    sc.symbols.clear();
+    for (uint32_t i = 0; i < n && fast;) {
+      const uint32_t len = utf8_length(s[i]);
+      if (len > 3 || i + len > n) {
+        fast = false;
+        break;
+      }
+      uint32_t cp = len == 1 ? s[i] : s[i] & (0xFF >> (len + 1));
+      for (uint32_t k = 1; k < len; k++) cp = (cp << 6) | (s[i + k] & 0x3F);
+      const uint32_t id = bmp_id_[cp];
+      // A character missing from the vocabulary is its <0xXX> tokens when byte_fallback
+      // has them all (no unk can be pending here: that path is the general one below).
+      const bool bytes = id == kMissing && opt_.byte_fallback && byte_fallback_ok(s + i, len);
+      if (id == kMissing && !bytes) {
+        fast = false;
+        break;
+      }
+      for (uint32_t k = 0; k < (bytes ? len : 1); k++) {
+        const uint32_t sid = bytes ? byte_token_[s[i + k]] : id;
+        if (count < kScanMax && sc.symbols.empty()) {
+          ids[count++] = sid;
+          continue;
+        }
+        if (sc.symbols.empty())
+          for (uint32_t j = 0; j < count; j++) sc.symbols.push_back({ids[j], int32_t(j) - 1, int32_t(j) + 1, true});
+        sc.symbols.push_back({sid, int32_t(sc.symbols.size()) - 1, int32_t(sc.symbols.size()) + 1, true});
+      }
+      i += len;
+    }
+    if (fast) {
+      if (sc.symbols.empty()) {
+        if (count) merge_small(ids, count, out);
+      } else {
+        merge_large(sc, out);
+      }
+      return;
+    }
+    sc.symbols.clear();
   }
   if (byte_mapped && simple_bytes_ && !duplicate_ids_) {  // a long ByteLevel word
     sc.symbols.resize(n);

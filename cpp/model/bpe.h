@@ -60,6 +60,7 @@ class Bpe {
   void add_char(const uint8_t* c, uint32_t len, bool first, bool last, bool byte_mapped, BpeScratch& sc,
                 uint32_t& pending_unk) const;
   void push_symbol(uint32_t id, BpeScratch& sc) const;
+  bool byte_fallback_ok(const uint8_t* c, uint32_t len) const;
   void merge_all(BpeScratch& sc) const;       // the oracle's priority queue
   static constexpr uint32_t kScanMax = 16;   // longer words: the queue (the scan is quadratic)
   void merge_small(const uint32_t* ids, uint32_t n, std::vector<uint32_t>& out) const;  // the same order, by scanning
@@ -76,6 +77,7 @@ class Bpe {
   uint32_t byte_char_id_[2][2][256];
   uint32_t ascii_id_[2][2][128];
   uint32_t byte_token_[256];  // <0xXX>, or kMissing
+  std::vector<uint32_t> bmp_id_;  // without prefix / suffix: the id of each one-character BMP token
 };
 
 }  // namespace tagpipe
