@@ -130,7 +130,8 @@ def _added_tokens(tokens: list[dict[str, Any]], vocab: dict[str, int]) -> list[t
     return [(t, i) for i, t in by_id.items()]
 
 
-def _build(canon: dict[str, Any], cache_bytes: int) -> tuple[Plan, Optional[dict[str, Any]]]:
+def _build(canon: dict[str, Any], cache_bytes: int, use_metaspace_runs: bool = True
+           ) -> tuple[Plan, Optional[dict[str, Any]]]:
     plan = Plan()
     if canon.get("truncation") is not None:
         plan.steps.append(Step("truncation", "truncation", False, "truncation is not native yet"))
@@ -155,6 +156,9 @@ def _build(canon: dict[str, Any], cache_bytes: int) -> tuple[Plan, Optional[dict
     if not plan.native:
         return plan, None
     runs, lines = metaspace_runs(canon, norm_steps, pre.stages)
+    if runs and not use_metaspace_runs:
+        runs, lines = None, [Step("MetaspaceRuns", "off", True, "disabled (metaspace_runs=False): "
+                                  "the whole-span path")]
     plan.steps.extend(lines)
     pre_stages = pre.stages + ([runs] if runs else [])
     vocab: dict[str, int] = model["vocab"]
@@ -208,13 +212,15 @@ def _merge_ids(model: dict[str, Any], vocab: dict[str, int]) -> np.ndarray:
 class Tokenizer:
     """A tokenizer.json, encoded natively where every stage is native."""
 
-    def __init__(self, json_text: str, *, cache_bytes: Optional[int] = None):
+    def __init__(self, json_text: str, *, cache_bytes: Optional[int] = None, metaspace_runs: bool = True):
+        """`cache_bytes`: the word cache budget (default 128 MiB, or TAGPIPE_CACHE_BYTES);
+        `metaspace_runs=False` keeps a never-cutting pipeline whole (tagpipe.metaspace)."""
         self._json = json_text
         canon = _canonical(json_text)
         self._cache_bytes = _default_cache_bytes() if cache_bytes is None else int(cache_bytes)
         if self._cache_bytes < 0:
             raise ValueError("cache_bytes must not be negative")
-        self.plan, spec = _build(canon, self._cache_bytes)
+        self.plan, spec = _build(canon, self._cache_bytes, metaspace_runs)
         self._native = _core.Encoder(spec) if spec is not None else None
         self._oracle = None
         if self._native is None and not delegation_allowed():
@@ -318,6 +324,16 @@ class Tokenizer:
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
         """Delegated to tokenizers (decoding is not native yet)."""
         return self._oracle_tokenizer().decode(list(ids), skip_special_tokens=skip_special_tokens)
+
+    def profile(self, texts: Sequence[str], add_special_tokens: bool = True) -> dict[str, float]:
+        """Nanoseconds per byte of each stage -- normalize, split (added tokens and
+        pre-tokenizer) and model (cache and BPE) -- encoding `texts` on one thread."""
+        if self._native is None:
+            raise DelegationError("a delegated tokenizer has no native stages to profile")
+        texts = list(texts)
+        nbytes = max(1, sum(len(_utf8(t)) for t in texts))
+        ns = self._native.profile(texts, add_special_tokens)
+        return {k: v / nbytes for k, v in ns.items()}
 
     @property
     def cache_bytes(self) -> int:

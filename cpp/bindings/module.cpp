@@ -283,6 +283,25 @@ class PyEncoder {
 
   size_t cache_used() const { return impl_.cache_used(); }
   void clear_cache() const { impl_.clear_cache(); }
+
+  // {"normalize": ns, "split": ns, "model": ns} for encoding these texts on this thread.
+  py::dict profile(const py::list& texts, bool add_special) const {
+    std::vector<Bytes> keep;
+    std::vector<std::pair<const uint8_t*, uint32_t>> docs;
+    keep.reserve(texts.size());
+    for (const auto& t : texts) {
+      keep.emplace_back(t);
+      docs.emplace_back(keep.back().data, uint32_t(keep.back().size));
+    }
+    StageTimes st;
+    {
+      py::gil_scoped_release nogil;
+      st = impl_.profile(docs, add_special);
+    }
+    py::dict d;
+    d["normalize"] = st.normalize, d["split"] = st.split, d["model"] = st.model;
+    return d;
+  }
   size_t cache_bytes() const { return impl_.cache_bytes(); }
 
  private:
@@ -431,6 +450,7 @@ PYBIND11_MODULE(_core, m) {
       .def("encode_batch", &PyEncoder::encode_batch, py::arg("texts"), py::arg("add_special_tokens"),
            py::arg("threads"))
       .def("clear_cache", &PyEncoder::clear_cache)
+      .def("profile", &PyEncoder::profile, py::arg("texts"), py::arg("add_special_tokens"))
       .def_property_readonly("cache_used", &PyEncoder::cache_used)
       .def_property_readonly("cache_bytes", &PyEncoder::cache_bytes);
 }

@@ -1,10 +1,26 @@
 #include "encode/encoder.h"
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 
 namespace tagpipe {
 namespace {
+
+using Clock = std::chrono::steady_clock;
+int64_t since(Clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+}
+
+// Adds the time from construction to destruction to *slot (when profiling).
+struct Timer {
+  int64_t* slot;
+  Clock::time_point t0;
+  explicit Timer(int64_t* s) : slot(s), t0(s ? Clock::now() : Clock::time_point{}) {}
+  ~Timer() {
+    if (slot) *slot += since(t0);
+  }
+};
 
 Worker& thread_worker() {
   thread_local Worker w;
@@ -93,7 +109,10 @@ void Encoder::encode_pieces(Worker& w, WordCache& cache) const {
 // One gap between raw added tokens: normalize, split out the normalized added tokens,
 // pre-tokenize each remaining part, BPE each piece.
 bool Encoder::encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& w, WordCache& cache) const {
-  if (!normalizer_.run(s, n, w.gap, w.norm, need_origin_)) return false;
+  {
+    Timer t(w.times ? &w.times->normalize : nullptr);
+    if (!normalizer_.run(s, n, w.gap, w.norm, need_origin_)) return false;
+  }
   w.norm_segments.clear();
   if (normalized_.empty()) w.norm_segments.push_back({added::Segment::kText, 0, w.gap.size});
   else normalized_.split(w.gap.bytes, w.gap.size, w.norm_segments);
@@ -107,7 +126,11 @@ bool Encoder::encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& 
     w.sub.size = seg.end - seg.begin;
     w.sub.origin.clear();
     if (w.gap.rewritten()) w.sub.origin.assign(w.gap.origin.begin() + seg.begin, w.gap.origin.begin() + seg.end);
-    pre_tokenizer_.run(w.sub, origin, w.pieces, w.pretok);
+    {
+      Timer t(w.times ? &w.times->split : nullptr);
+      pre_tokenizer_.run(w.sub, origin, w.pieces, w.pretok);
+    }
+    Timer t(w.times ? &w.times->model : nullptr);
     encode_pieces(w, cache);
   }
   return true;
@@ -117,8 +140,11 @@ bool Encoder::encode_with(const uint8_t* s, uint32_t n, bool add_special, Worker
   const size_t base = w.sink.size;
   if (add_special) w.sink.append(prefix_ids_.data(), prefix_ids_.size());
   w.raw_segments.clear();
-  if (raw_.empty()) w.raw_segments.push_back({added::Segment::kText, 0, n});
-  else raw_.split(s, n, w.raw_segments);
+  {
+    Timer t(w.times ? &w.times->split : nullptr);
+    if (raw_.empty()) w.raw_segments.push_back({added::Segment::kText, 0, n});
+    else raw_.split(s, n, w.raw_segments);
+  }
   for (size_t k = 0; k < w.raw_segments.size(); k++) {
     const added::Segment seg = w.raw_segments[k];  // (a copy: encode_gap reuses the worker)
     if (seg.id != added::Segment::kText) {
@@ -140,6 +166,20 @@ bool Encoder::encode(const uint8_t* s, uint32_t n, bool add_special, std::vector
   release_cache(cache);
   if (ok) out.insert(out.end(), w.sink.buf.begin(), w.sink.buf.begin() + w.sink.size);
   return ok;
+}
+
+StageTimes Encoder::profile(const std::vector<std::pair<const uint8_t*, uint32_t>>& docs, bool add_special) const {
+  StageTimes times;
+  WordCache* cache = acquire_cache();
+  Worker& w = thread_worker();
+  w.times = &times;
+  for (const auto& d : docs) {
+    w.sink.size = 0;
+    encode_with(d.first, d.second, add_special, w, *cache);
+  }
+  w.times = nullptr;
+  release_cache(cache);
+  return times;
 }
 
 void Encoder::encode_batch(const std::vector<std::pair<const uint8_t*, uint32_t>>& docs, bool add_special,

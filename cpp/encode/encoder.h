@@ -49,8 +49,14 @@ struct IdSink {
   }
 };
 
+// Where the time goes (Encoder::profile): nanoseconds per stage.
+struct StageTimes {
+  int64_t normalize = 0, split = 0, model = 0;  // split: added tokens + pre-tokenizer
+};
+
 struct Worker {
   IdSink sink;
+  StageTimes* times = nullptr;  // set while profiling
   std::vector<uint32_t> bpe_out;
   pretok::Scratch pretok;
   pretok::PreTokenized pieces;
@@ -76,6 +82,10 @@ class Encoder {
   // Encodes documents docs[i] = (data, size) on `threads` threads.
   void encode_batch(const std::vector<std::pair<const uint8_t*, uint32_t>>& docs, bool add_special_tokens,
                     int threads, Batch& out) const;
+
+  // Encodes the documents on this thread, timing each stage (the timers cost a little;
+  // profile, do not benchmark, with this).
+  StageTimes profile(const std::vector<std::pair<const uint8_t*, uint32_t>>& docs, bool add_special_tokens) const;
 
   size_t cache_bytes() const { return cache_bytes_; }
   size_t cache_used() const;
