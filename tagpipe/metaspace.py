@@ -70,7 +70,7 @@ def metaspace_runs(canon: dict[str, Any], norm_steps: list, pre_stages: list[dic
         if len(crossing) > MAX_GUARDS:
             why.append(f"{len(crossing)} vocabulary pieces hold {mark!r} after another character")
     if why:
-        return None, [Step(where, probe, False, "not used: " + "; ".join(why))]
+        return None, [Step(where, probe, True, "not used, the whole-span path (exact): " + "; ".join(why))]
     guards = sorted(crossing)
     how = "proof: no vocabulary piece joins a cut" if not guards else (
         f"proof: {len(guards)} crossing piece(s) guarded ({', '.join(map(repr, guards[:3]))}"

@@ -222,6 +222,7 @@ class Tokenizer:
             raise ValueError("cache_bytes must not be negative")
         self.plan, spec = _build(canon, self._cache_bytes, metaspace_runs)
         self._native = _core.Encoder(spec) if spec is not None else None
+        self._runs = spec is not None and any(st.get("kind") == "mark_runs" for st in spec["pre_tokenizer"])
         self._oracle = None
         if self._native is None and not delegation_allowed():
             raise DelegationError("this tokenizer would be delegated to tokenizers: " + "; ".join(self.plan.reasons()))
@@ -249,20 +250,30 @@ class Tokenizer:
     def native(self) -> bool:
         return self._native is not None
 
+    @property
+    def metaspace_runs(self) -> bool:
+        """Whether MetaspaceRuns cuts this tokenizer's never-cutting pipeline (see
+        tagpipe.metaspace; explain() says why not)."""
+        return self._runs
+
     def explain(self) -> str:
         head = "tagpipe: " + ("native" if self.native else "DELEGATED to tokenizers")
         return "\n".join([head] + ["  " + str(s) for s in self.plan.steps])
 
     def _oracle_tokenizer(self):
+        if not delegation_allowed():  # checked on every call, not only the first
+            raise DelegationError("this call would be delegated to tokenizers: " + "; ".join(self.plan.reasons())
+                                  if not self.native else "this text needs a normalization tagpipe does not run")
         if self._oracle is None:
-            if not delegation_allowed():
-                raise DelegationError("this call would be delegated to tokenizers: " + "; ".join(self.plan.reasons())
-                                      if not self.native else "this text needs a normalization tagpipe does not run")
             self._oracle = oracle().Tokenizer.from_str(self._json)
         return self._oracle
 
     def _delegate(self, text: str, add_special_tokens: bool) -> list[int]:
-        return self._oracle_tokenizer().encode(text, add_special_tokens=add_special_tokens).ids
+        try:
+            return self._oracle_tokenizer().encode(text, add_special_tokens=add_special_tokens).ids
+        except TypeError:  # tokenizers' word for a lone surrogate; ours names it
+            _utf8(text)
+            raise
 
     # -- encoding --
     def encode_to_numpy(self, text: str, add_special_tokens: bool = True) -> np.ndarray:

@@ -128,7 +128,9 @@ bool Encoder::encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& 
     if (w.gap.rewritten()) w.sub.origin.assign(w.gap.origin.begin() + seg.begin, w.gap.origin.begin() + seg.end);
     {
       Timer t(w.times ? &w.times->split : nullptr);
-      pre_tokenizer_.run(w.sub, origin, w.pieces, w.pretok);
+      // (origins: the normalizer's, relative to the gap, or none -- then the part's bytes
+      // are the gap's own from seg.begin on)
+      pre_tokenizer_.run(w.sub, w.gap.rewritten() ? origin : origin + seg.begin, w.pieces, w.pretok);
     }
     Timer t(w.times ? &w.times->model : nullptr);
     encode_pieces(w, cache);

@@ -55,14 +55,15 @@ Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions opti
     std::string s = (first ? "" : opt_.prefix) + core + (last ? opt_.suffix : "");
     return vocab_.get(s);
   };
-  for (int f = 0; f < 2; f++)
+  // [continuing][last]: the first character of a piece takes no prefix, the last the suffix.
+  for (int cont = 0; cont < 2; cont++)
     for (int l = 0; l < 2; l++) {
       for (int b = 0; b < 256; b++) {
         std::string c;
         append_utf8(pretok::byte_char(uint8_t(b)), c);
-        byte_char_id_[f][l][b] = lookup(c, f, l);
+        byte_char_id_[cont][l][b] = lookup(c, !cont, l);
       }
-      for (int b = 0; b < 128; b++) ascii_id_[f][l][b] = lookup(std::string(1, char(b)), f, l);
+      for (int b = 0; b < 128; b++) ascii_id_[cont][l][b] = lookup(std::string(1, char(b)), !cont, l);
     }
   if (simple_bytes_) {
     bmp_id_.assign(0x10000, kMissing);

@@ -1,0 +1,1202 @@
+"""Exactness of ``tagpipe.Tokenizer.encode``: the ids must be exactly those of the pinned oracle,
+``tokenizers.Tokenizer.from_file(path).encode(text, add_special_tokens=...).ids`` (0.23.3).
+
+* every shared tokenizer x every corpus: documents cut at ~10 kB and at random lengths, with
+  and without special tokens (``encode_batch`` on both sides);
+* **native means native**: for the tokenizers tagpipe claims to run natively, construction
+  and encoding run under ``tagpipe.delegation_disabled()``.  The only delegation allowed is
+  the documented per-call one of an NFC normalizer (gpt-neox-20b, qwen3, synthetic
+  Sequences with NFC): such a text is then checked to contain at least one character the
+  *oracle's* NFC changes in some context (:func:`nfc_active`: alone, after a base it
+  composes with -- found from the oracle's own NFD of every scalar --, or reordered next to
+  U+0334 / U+0345 / U+0316).  A delegated text made only of characters NFC leaves alone in
+  every context fails, as does any per-call delegation in a tokenizer without NFC.  (When
+  normalizers run before the NFC, the text they hand it counts too.)  Delegated texts are
+  still compared, outside the context manager and on a second Tokenizer instance
+  (:func:`tagpipe_outside`), so that an allowed delegation cannot mask a later one;
+* hypothesis text from ``tests/strategies.py`` per tokenizer family;
+* added tokens in awkward places (adjacent, repeated, inside words, partial, nested, around
+  whitespace, the empty string);
+* synthetic tokenizers (small JSON, built here) for the BPE options the fixtures miss;
+* concurrency (native threads and Python threads on one shared Tokenizer);
+* API edges (empty, spaces, a 20 MB string, lone surrogates, non-str input, numpy/flat forms).
+
+The reference is always ``encode(text).ids`` of the oracle as loaded (all-minilm's padding and
+truncation included: tagpipe delegates it); ``encode_batch`` is used on the oracle side where it
+gives the same ids (no padding configured).  The 20 MB test cannot afford the oracle on 20 MB
+(~30 s): its expectation comes from the oracle on 2-4 copies of the repeated unit.
+
+A failure names the tokenizer, the text (shortened around the first difference), the first
+differing ids with their tokens, and a shrunken text that still fails where one was found.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import math
+import random
+import threading
+import time
+import zlib
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+import pytest
+import tokenizers
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import strategies as S
+import tagpipe
+from conftest import CORPORA, SHARED, corpus_ids, needs_shared
+
+# ---------------------------------------------------------------------------------------
+# Budgets
+# ---------------------------------------------------------------------------------------
+
+CUT_DOC_BYTES = 10_000          # the "~10 kB" documents ...
+CUT_DOCS_PER_CORPUS = 8         # ... this many per corpus per tokenizer (first: the file start)
+RANDOM_DOCS_PER_CORPUS = 32     # + corpus_documents (10 B .. 20 kB, ~2.6 kB mean) per corpus
+# => ~(80 + 85) kB x 6 corpora ~ 1 MB of text per tokenizer, each encoded with and without specials.
+HYPOTHESIS_EXAMPLES = 300       # per tokenizer family
+ADDED_TOKENS_MAX = 160          # added tokens per tokenizer used to build the awkward texts
+SYNTHETIC_RANDOM_TEXTS = 300    # per synthetic tokenizer (+ its hand-written texts)
+BIG_TEXT_CHARS = 20_000_000     # the "20 MB string" (characters; ~25 MB of UTF-8 from the corpora)
+BIG_TEXT_MAX_SECONDS = 20.0
+REPORT_FAILURES = 3             # texts described in full per failing test
+SHRINK_BUDGET = 600             # tagpipe+oracle calls spent shrinking each described failure
+THREAD_TIMEOUT = 180.0          # seconds, for the concurrency tests
+
+HYPOTHESIS = settings(max_examples=HYPOTHESIS_EXAMPLES, deadline=None, suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example,
+    HealthCheck.filter_too_much])
+
+# ---------------------------------------------------------------------------------------
+# The tokenizers
+# ---------------------------------------------------------------------------------------
+
+TOKENIZER_DIR = SHARED / "tokenizers" if SHARED else None
+ALL_NAMES = sorted(p.parent.name for p in TOKENIZER_DIR.glob("*/tokenizer.json")) if TOKENIZER_DIR else []
+
+# tagpipe must run these natively: no delegation at construction, none per call (except NFC).
+NATIVE_NAMES = ["gpt2", "gpt2-new-format", "roberta-base", "phi-2", "gpt-neox-20b", "falcon-7b",
+                "llama3", "gpt-4o", "qwen3", "deepseek-v3", "mistral-7b-v0.1", "llama2", "gemma3",
+                "wiki-bpe-whitespace"]
+DELEGATED_NAMES = [n for n in ALL_NAMES if n not in NATIVE_NAMES]
+HYPOTHESIS_FAMILIES = ["gpt2", "llama3", "gpt-4o", "qwen3", "deepseek-v3", "llama2",
+                       "mistral-7b-v0.1", "gemma3"]
+
+
+def _path(name: str) -> Path:
+    return TOKENIZER_DIR / name / "tokenizer.json"
+
+
+@functools.lru_cache(maxsize=None)
+def tokenizer_json(name: str) -> dict:
+    return json.loads(_path(name).read_text(encoding="utf-8"))
+
+
+def _flat_normalizers(node) -> list:
+    if not isinstance(node, dict):
+        return []
+    if node.get("type") == "Sequence":
+        return [x for c in node.get("normalizers") or [] for x in _flat_normalizers(c)]
+    return [node]
+
+
+def nfc_inputs(normalizer) -> Optional[Callable[[str], list[str]]]:
+    """None without an NFC normalizer; else text -> the candidate texts NFC may see (the text,
+    and the text after the normalizers before the first NFC, run by the oracle)."""
+    steps = _flat_normalizers(normalizer)
+    k = next((i for i, n in enumerate(steps) if n.get("type") == "NFC"), None)
+    if k is None:
+        return None
+    if k == 0:
+        return lambda t: [t]
+    wrapper = json.dumps({"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+                          "normalizer": {"type": "Sequence", "normalizers": steps[:k]},
+                          "pre_tokenizer": None, "post_processor": None, "decoder": None,
+                          "model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"}})
+    before = tokenizers.Tokenizer.from_str(wrapper).normalizer
+    return lambda t: [t, before.normalize_str(t)]
+
+
+@functools.lru_cache(maxsize=None)
+def nfc_for(name: str):
+    return nfc_inputs(tokenizer_json(name).get("normalizer"))
+
+
+@functools.lru_cache(maxsize=None)
+def oracle_for(name: str) -> tokenizers.Tokenizer:
+    return tokenizers.Tokenizer.from_file(str(_path(name)))
+
+
+@functools.lru_cache(maxsize=None)
+def tagpipe_for(name: str) -> tagpipe.Tokenizer:
+    """One shared tagpipe Tokenizer per file; the native ones are built with delegation disabled."""
+    if name in NATIVE_NAMES:
+        with tagpipe.delegation_disabled():
+            return tagpipe.Tokenizer.from_file(_path(name))
+    return tagpipe.Tokenizer.from_file(_path(name))
+
+
+@functools.lru_cache(maxsize=None)
+def tagpipe_outside(name: str) -> tagpipe.Tokenizer:
+    """The instance for calls made outside delegation_disabled that may delegate per call (NFC):
+    kept apart from :func:`tagpipe_for`'s, so that a delegation allowed here cannot change what
+    happens there (see test_delegation_disabled_after_an_allowed_delegation)."""
+    if name in NATIVE_NAMES and nfc_for(name) is not None:
+        return tagpipe.Tokenizer.from_file(_path(name))
+    return tagpipe_for(name)
+
+
+# ---------------------------------------------------------------------------------------
+# The oracle's NFC: which characters it may change in some context
+# ---------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def _oracle_nfc_tables() -> tuple[dict[str, list[str]], Callable[[str], str]]:
+    """(bases, nfc): ``bases[c]`` are the prefixes after which c appears in the oracle's NFD of
+    some scalar (the contexts c may compose in); ``nfc`` is the oracle's NFC."""
+    nfc, nfd = tokenizers.normalizers.NFC(), tokenizers.normalizers.NFD()
+    body = [chr(c) for c in range(1, 0x110000) if not 0xD800 <= c <= 0xDFFF]
+    out = nfd.normalize_str("\x00".join(body)).split("\x00")
+    assert len(out) == len(body)
+    bases: dict[str, list[str]] = {}
+    for d in out:
+        for k in range(1, len(d)):
+            lst = bases.setdefault(d[k], [])
+            if len(lst) < 8:
+                lst.append(d[:k])
+    return bases, nfc.normalize_str
+
+
+@functools.lru_cache(maxsize=None)
+def _char_nfc_active(c: str) -> bool:
+    bases, nfc = _oracle_nfc_tables()
+    contexts = [c, "a" + c + "\u0334", c + "\u0334", "a\u0345" + c, "a\u0316" + c,
+                "\u1100" + c, "\uac00" + c]  # Hangul L+V, LV+T
+    contexts += [b + c for b in bases.get(c, [])]
+    return any(nfc(x) != x for x in contexts)
+
+
+def nfc_active(text: str) -> list[str]:
+    """The distinct characters of ``text`` the oracle's NFC changes in some context."""
+    return [c for c in sorted(set(text)) if ord(c) >= 0x80 and _char_nfc_active(c)]
+
+
+# ---------------------------------------------------------------------------------------
+# Comparison and failure reports
+# ---------------------------------------------------------------------------------------
+
+
+def oracle_ids(oracle: tokenizers.Tokenizer, texts: Sequence[str], add_special: bool) -> list[list[int]]:
+    """``oracle.encode(t).ids`` for each text (encode_batch when that is the same thing: it pads
+    a batch when the file has padding, encode does not)."""
+    if oracle.padding is None:
+        return [e.ids for e in oracle.encode_batch(list(texts), add_special_tokens=add_special)]
+    return [oracle.encode(t, add_special_tokens=add_special).ids for t in texts]
+
+
+def _short(text: str, pos: int, radius: int = 60) -> str:
+    a, b = max(0, pos - radius), min(len(text), pos + radius)
+    return ("…" if a else "") + repr(text[a:b]) + ("…" if b < len(text) else "") + \
+        f"  (chars {a}..{b} of {len(text)}; the difference is at char ~{pos})"
+
+
+def _tok_names(oracle, ids) -> str:
+    return "[" + ", ".join(f"{i}:{oracle.id_to_token(i)!r}" for i in ids) + "]"
+
+
+def _first_diff(a: Sequence[int], b: Sequence[int]) -> int:
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i
+    return min(len(a), len(b))
+
+
+def _diff_char(oracle, text: str, add_special: bool, index: int) -> int:
+    try:
+        offsets = oracle.encode(text, add_special_tokens=add_special).offsets
+    except Exception:
+        return 0
+    if index < len(offsets):
+        return offsets[index][0]
+    return len(text)
+
+
+def shrink(pred: Callable[[str], bool], text: str, pos: int, budget: int = SHRINK_BUDGET) -> Optional[str]:
+    """A short text for which ``pred`` still holds: a window around ``pos``, then ddmin."""
+    try:
+        if not pred(text):
+            return None
+        for r in (4, 16, 64, 256, 1024, 4096):
+            if 2 * r >= len(text):
+                break
+            w = text[max(0, pos - r): pos + r]
+            budget -= 1
+            if pred(w):
+                text = w
+                break
+        n = 2
+        while len(text) >= 2 and budget > 0:
+            chunk = math.ceil(len(text) / n)
+            for k in range(n):
+                cand = text[:k * chunk] + text[(k + 1) * chunk:]
+                budget -= 1
+                if cand != text and pred(cand):
+                    text, n = cand, max(n - 1, 2)
+                    break
+                if budget <= 0:
+                    break
+            else:
+                if n >= len(text):
+                    break
+                n = min(2 * n, len(text))
+        return text
+    except Exception:  # noqa: BLE001 - shrinking is best effort
+        return None
+
+
+def _tagpipe_differs(tok, oracle, add_special) -> Callable[[str], bool]:
+    def pred(t: str) -> bool:
+        want = oracle.encode(t, add_special_tokens=add_special).ids
+        try:
+            return tok.encode(t, add_special) != want
+        except tagpipe.DelegationError:
+            return False
+        except Exception:  # noqa: BLE001 - a crash reproduces too
+            return True
+    return pred
+
+
+def describe(name: str, tok, oracle, text: str, want, got, add_special: bool, label: str = "",
+             do_shrink: bool = True) -> str:
+    head = f"[{name}] add_special_tokens={add_special}" + (f" {label}" if label else "")
+    if isinstance(got, BaseException):
+        return f"{head}: tagpipe raised {type(got).__name__}: {got}\n  text: {_short(text, 0, 100)}"
+    i = _first_diff(want, got)
+    pos = _diff_char(oracle, text, add_special, i)
+    lines = [
+        f"{head}: ids differ at index {i} (oracle {len(want)} ids, tagpipe {len(got)} ids)",
+        f"  text: {_short(text, pos)}",
+        f"  oracle  [{max(0, i - 2)}:]: {_tok_names(oracle, want[max(0, i - 2): i + 6])}",
+        f"  tagpipe [{max(0, i - 2)}:]: {_tok_names(oracle, got[max(0, i - 2): i + 6])}",
+    ]
+    if do_shrink and tok is not None:
+        small = shrink(_tagpipe_differs(tok, oracle, add_special), text, pos)
+        if small is not None:
+            w = oracle.encode(small, add_special_tokens=add_special).ids
+            try:
+                g = tok.encode(small, add_special)
+            except Exception as e:  # noqa: BLE001
+                g = f"raised {type(e).__name__}: {e}"
+            lines.append(f"  shrunk: {small!r} -> oracle {_tok_names(oracle, w)}  tagpipe "
+                         f"{_tok_names(oracle, g) if isinstance(g, list) else g}")
+    return "\n".join(lines)
+
+
+class Report:
+    """Collects failures of one test; fails once at the end with the first few described."""
+
+    def __init__(self, name: str, tok, oracle, outside=None):
+        self.name, self.tok, self.oracle = name, tok, oracle
+        self.outside = outside if outside is not None else tok  # for calls outside delegation_disabled
+        self.failures: list[str] = []
+        self.count = 0
+
+    def mismatch(self, text, want, got, add_special, label="", do_shrink=True):
+        self.count += 1
+        if len(self.failures) < REPORT_FAILURES:
+            self.failures.append(describe(self.name, self.outside, self.oracle, text, want, got, add_special,
+                                          label, do_shrink))
+
+    def fail(self, message: str):
+        self.count += 1
+        if len(self.failures) < REPORT_FAILURES:
+            self.failures.append(f"[{self.name}] {message}")
+
+    def check(self):
+        if self.count:
+            more = f"\n... and {self.count - len(self.failures)} more" if self.count > len(self.failures) else ""
+            pytest.fail(f"{self.count} failure(s):\n" + "\n\n".join(self.failures) + more, pytrace=False)
+
+
+def _per_text(tok, texts, add_special):
+    out = []
+    for t in texts:
+        try:
+            out.append(tok.encode(t, add_special))
+        except tagpipe.DelegationError as e:
+            out.append(e)
+        except Exception as e:  # noqa: BLE001 - reported with its text
+            out.append(e)
+    return out
+
+
+def run_and_compare(report: Report, tok, texts: Sequence[str], add_special: bool, *, native: bool,
+                    nfc: Optional[Callable[[str], list[str]]], labels: Optional[Sequence[str]] = None,
+                    do_shrink: bool = True, want: Optional[list] = None) -> list[int]:
+    """Encode ``texts`` with tagpipe (under delegation_disabled when ``native``), compare with the
+    oracle, record failures in ``report``.  ``nfc``: None when the tokenizer has no NFC (then no
+    per-call delegation is allowed), else text -> the texts its NFC may see.  Returns the
+    indices delegated per call."""
+    texts = list(texts)
+    if want is None:
+        want = oracle_ids(report.oracle, texts, add_special)
+    labels = list(labels) if labels is not None else [""] * len(texts)
+    delegated: list[int] = []
+    if not native:
+        try:
+            got = tok.encode_batch(texts, add_special)
+        except Exception:  # noqa: BLE001 - find the text
+            got = _per_text(tok, texts, add_special)
+    else:
+        with tagpipe.delegation_disabled():
+            try:
+                got = tok.encode_batch(texts, add_special)
+            except Exception:  # noqa: BLE001 - DelegationError (NFC per call) or a crash: per text
+                got = _per_text(tok, texts, add_special)
+                delegated = [i for i, g in enumerate(got) if isinstance(g, tagpipe.DelegationError)]
+                keep = [i for i, g in enumerate(got) if isinstance(g, list)]
+                if delegated and keep:  # the batch path too, on the texts that stay native
+                    try:
+                        batch = tok.encode_batch([texts[i] for i in keep], add_special)
+                    except Exception as e:  # noqa: BLE001
+                        report.fail(f"encode_batch of the non-delegated texts raised {type(e).__name__}: {e}")
+                    else:
+                        for i, b in zip(keep, batch):
+                            if b != want[i]:
+                                report.mismatch(texts[i], want[i], b, add_special,
+                                                (labels[i] + " encode_batch").strip(), do_shrink)
+        for i in delegated:
+            text = texts[i]
+            if nfc is None:
+                report.fail(f"per-call delegation in a tokenizer without NFC ({got[i]}); text "
+                            f"{labels[i]}: {_short(text, 0, 100)}")
+            elif not any(nfc_active(x) for x in nfc(text)):
+                report.fail(f"delegated a text none of whose characters the oracle's NFC changes in any "
+                            f"context: {labels[i]} {_short(text, 0, 100)}")
+            try:  # the delegated result must still be exact
+                got[i] = report.outside.encode(text, add_special)
+            except Exception as e:  # noqa: BLE001
+                got[i] = e
+    for i, (w, g) in enumerate(zip(want, got)):
+        if g != w:
+            report.mismatch(texts[i], w, g, add_special, labels[i], do_shrink)
+    return delegated
+
+
+# ---------------------------------------------------------------------------------------
+# Corpus documents
+# ---------------------------------------------------------------------------------------
+
+
+def _boundary(data: bytes, i: int) -> int:
+    while i < len(data) and (data[i] & 0xC0) == 0x80:
+        i += 1
+    return i
+
+
+@functools.lru_cache(maxsize=8)
+def _corpus_bytes(path: str) -> bytes:
+    return Path(path).read_bytes()
+
+
+def corpus_docs(corpus: Path, name: str) -> list[S.Document]:
+    """~10 kB cuts (the file's start and end, then random places) and random-length documents,
+    cut at character boundaries; a different deterministic selection for each tokenizer."""
+    data = _corpus_bytes(str(corpus))
+    rng = random.Random(f"encode-parity:{name}:{corpus.name}")
+    docs = []
+    n = len(data)
+    for k in range(CUT_DOCS_PER_CORPUS):
+        start = 0 if k == 0 else max(0, n - CUT_DOC_BYTES) if k == 1 else rng.randrange(n)
+        start = _boundary(data, start)
+        end = _boundary(data, min(n, start + CUT_DOC_BYTES))
+        docs.append(S.Document(corpus.name, start, data[start:end].decode("utf-8")))
+    docs += S.corpus_documents(RANDOM_DOCS_PER_CORPUS, seed=zlib.crc32(name.encode()), paths=[corpus])
+    return docs
+
+
+# ---------------------------------------------------------------------------------------
+# 1 + 2. Every tokenizer x every corpus; native ones under delegation_disabled
+# ---------------------------------------------------------------------------------------
+
+
+@needs_shared
+@pytest.mark.parametrize("add_special", [True, False], ids=["special", "nospecial"])
+@pytest.mark.parametrize("corpus", CORPORA, ids=corpus_ids(CORPORA))
+@pytest.mark.parametrize("name", ALL_NAMES)
+def test_corpus_documents(name, corpus, add_special):
+    tok, oracle = tagpipe_for(name), oracle_for(name)
+    native = name in NATIVE_NAMES
+    if native:
+        assert tok.native, tok.explain()
+    docs = corpus_docs(corpus, name)
+    report = Report(name, tok, oracle, tagpipe_outside(name))
+    run_and_compare(report, tok, [d.text for d in docs], add_special, native=native, nfc=nfc_for(name),
+                    labels=[d.label for d in docs])
+    report.check()
+
+
+@needs_shared
+@pytest.mark.parametrize("name", NATIVE_NAMES)
+def test_native_tokenizer_is_native(name):
+    """Built under delegation_disabled (tagpipe_for), every stage native."""
+    tok = tagpipe_for(name)
+    assert tok.native, tok.explain()
+    assert "DELEGATED" not in tok.explain(), tok.explain()
+
+
+@needs_shared
+@pytest.mark.parametrize("name", DELEGATED_NAMES)
+def test_delegated_tokenizer_raises_when_delegation_disabled(name):
+    tok = tagpipe.Tokenizer.from_file(_path(name))  # fresh: never delegated yet
+    assert not tok.native
+    assert "DELEGATED" in tok.explain()
+    with tagpipe.delegation_disabled():
+        with pytest.raises(tagpipe.DelegationError):
+            tagpipe.Tokenizer.from_file(_path(name))
+        with pytest.raises(tagpipe.DelegationError):
+            tok.encode("Hello world")
+        with pytest.raises(tagpipe.DelegationError):
+            tok.encode_batch(["Hello", "world"])
+    # and outside, exact (the corpus test covers texts; this one the smallest case)
+    assert tok.encode("Hello world") == oracle_for(name).encode("Hello world").ids
+
+
+def test_delegation_disabled_after_an_allowed_delegation():
+    """delegation_disabled must raise even when the same Tokenizer already delegated (and so
+    already holds an oracle) outside it: for a delegated tokenizer and for NFC per call."""
+    nfc_json = json.dumps({
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+        "normalizer": {"type": "NFC"}, "pre_tokenizer": None, "post_processor": None, "decoder": None,
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
+                  "ignore_merges": False, "vocab": {"a": 0, "\u00e9": 1, "e": 2}, "merges": []}})
+    tok = tagpipe.Tokenizer.from_str(nfc_json)
+    assert tok.native
+    with tagpipe.delegation_disabled():
+        with pytest.raises(tagpipe.DelegationError):
+            tok.encode("e\u0301")
+    assert tok.encode("e\u0301") == [1]            # allowed here: delegated
+    with tagpipe.delegation_disabled():
+        with pytest.raises(tagpipe.DelegationError):  # ... and forbidden again here
+            tok.encode("e\u0301")
+    if SHARED is not None:
+        tok = tagpipe.Tokenizer.from_file(_path("all-minilm-l6-v2"))
+        tok.encode("Hello")
+        with tagpipe.delegation_disabled():
+            with pytest.raises(tagpipe.DelegationError):
+                tok.encode("Hello")
+
+
+@needs_shared
+@pytest.mark.parametrize("name", [n for n in NATIVE_NAMES if n in ("gpt-neox-20b", "qwen3")])
+def test_nfc_delegation_per_call(name):
+    """A text NFC changes is delegated per call (raises under delegation_disabled) and exact;
+    plain ASCII and NFC-inert scripts are not delegated."""
+    tok, outside, oracle = tagpipe_for(name), tagpipe_outside(name), oracle_for(name)
+    changing = ["e\u0301", "A\u030a", "\u1100\u1161", "\u212b", "a\u0323\u0301x", "caf\u0065\u0301 ok"]
+    inert = ["Hello world", "日本語のテキスト", "Привет мир", "😀 👍", "", " "]
+    for t in changing:
+        assert tokenizers.normalizers.NFC().normalize_str(t) != t
+        with tagpipe.delegation_disabled():
+            with pytest.raises(tagpipe.DelegationError):
+                tok.encode(t)
+        assert outside.encode(t) == oracle.encode(t).ids, t
+    with tagpipe.delegation_disabled():
+        for t in inert:
+            assert tok.encode(t) == oracle.encode(t).ids, t
+
+
+# ---------------------------------------------------------------------------------------
+# 3. Hypothesis text
+# ---------------------------------------------------------------------------------------
+
+
+def _needles(name: str) -> list[str]:
+    tokens = [t["content"] for t in tokenizer_json(name).get("added_tokens") or []]
+    return [t for t in tokens if not t.startswith("<unused") and "reserved" not in t][:40] + ["<|endoftext|>"]
+
+
+@needs_shared
+@pytest.mark.parametrize("name", HYPOTHESIS_FAMILIES)
+@HYPOTHESIS
+@given(data=st.data())
+def test_hypothesis_text(name, data):
+    needles = _needles(name)
+    text = data.draw(st.one_of(S.text(), S.text_with(needles)), label="text")
+    tok, oracle = tagpipe_for(name), oracle_for(name)
+    report = Report(name, tok, oracle, tagpipe_outside(name))
+    for add_special in (True, False):
+        want = oracle.encode(text, add_special_tokens=add_special).ids
+        run_and_compare(report, tok, [text], add_special, native=True, nfc=nfc_for(name),
+                        do_shrink=False, want=[want])
+    report.check()
+
+
+# ---------------------------------------------------------------------------------------
+# 4. Added tokens in awkward places
+# ---------------------------------------------------------------------------------------
+
+
+def _pick_added(tokens: list[dict]) -> list[dict]:
+    """All added tokens, or a spread when there are many: at most 3 per "shape" (digits folded),
+    unusual flags first."""
+    def unusual(t):
+        return t["lstrip"] or t["rstrip"] or t["single_word"] or t["normalized"] or not t["special"]
+    ordered = sorted(tokens, key=lambda t: not unusual(t))
+    if len(tokens) <= ADDED_TOKENS_MAX:
+        return tokens
+    seen: dict[str, int] = {}
+    out = []
+    for t in ordered:
+        shape = "".join("0" if ch.isdigit() else ch for ch in t["content"])
+        if seen.get(shape, 0) >= 3:
+            continue
+        seen[shape] = seen.get(shape, 0) + 1
+        out.append(t)
+    return out[:ADDED_TOKENS_MAX]
+
+
+def awkward_texts(contents: list[str], seed: str) -> list[str]:
+    rng = random.Random(f"awkward:{seed}")
+    texts = ["", " ", "  ", "\n", "x", "Hello world", "Hello world. The end."]
+    arounds = [("", ""), (" ", ""), ("", " "), (" ", " "), ("  ", "  "), ("\n", "\n"), ("\t", "\t"),
+               ("\r\n", "\r\n"), (" \n ", " \n "), ("ab", "cd"), ("ab ", " cd"), ("x", ""), ("", "x"),
+               ("Hello", "world"), ("Hello ", " world"), ("Hello\n\n", "\n\nworld"), ("中", "文"),
+               ("é", "é"), ("▁", "▁"), ("'", "'s"), ("123", "456"), ("😀", "😀"), ("\u0301", "\u0301")]
+    for t in contents:
+        for a, b in arounds:
+            texts.append(a + t + b)
+        texts += [t * 2, t * 3, t + " " + t, t + "\n" + t, " " + t + "  " + t + " ", t + "x" + t,
+                  "The " + t + " is " + t + t + ".", t + "Hello", "Hello" + t]
+        if len(t) > 1:
+            for k in sorted({1, len(t) // 2, len(t) - 1}):
+                p, q = t[:k], t[k:]
+                texts += [p, q, "a" + p + "b", p + t, t + p, p + " " + q, q + t + p, p + p]
+            m = len(t) // 2
+            other = rng.choice(contents)
+            texts += [t[:m] + other + t[m:], other[:len(other) // 2] + t + other[len(other) // 2:]]
+    # adjacency: pairs, with and without separators
+    for _ in range(min(300, len(contents) ** 2)):
+        a, b = rng.choice(contents), rng.choice(contents)
+        sep = rng.choice(["", "", " ", "  ", "\n", "\t", "x", " x ", "\n\n"])
+        texts.append(a + sep + b)
+    # one token inside another's text, and tokens that contain others
+    inside = [(a, b) for a in contents for b in contents if a != b and a in b][:60]
+    for a, b in inside:
+        i = b.index(a)
+        texts += [b, "x" + b + "x", b[:i] + a + a + b[i + len(a):], b[:i] + " " + b[i:], b + a, a + b]
+    for sep in ("", " ", "\n", " \t "):
+        sample = rng.sample(contents, min(len(contents), 40))
+        texts.append(sep.join(sample))
+        texts.append("start" + sep + sep.join(sample) + sep + "end")
+    return texts
+
+
+@needs_shared
+@pytest.mark.parametrize("add_special", [True, False], ids=["special", "nospecial"])
+@pytest.mark.parametrize("name", ALL_NAMES)
+def test_added_tokens_in_awkward_places(name, add_special):
+    tok, oracle = tagpipe_for(name), oracle_for(name)
+    tokens = _pick_added(tokenizer_json(name).get("added_tokens") or [])
+    contents = [t["content"] for t in tokens] or ["<s>"]
+    texts = awkward_texts(contents, name)
+    report = Report(name, tok, oracle, tagpipe_outside(name))
+    run_and_compare(report, tok, texts, add_special, native=name in NATIVE_NAMES, nfc=nfc_for(name))
+    report.check()
+
+
+# ---------------------------------------------------------------------------------------
+# 5. Synthetic tokenizers
+# ---------------------------------------------------------------------------------------
+
+BYTE_TOKENS = [f"<0x{b:02X}>" for b in range(256)]
+
+
+def _bytelevel_chars() -> list[str]:
+    printable = [b for b in range(256) if 0x21 <= b <= 0x7E or 0xA1 <= b <= 0xAC or 0xAE <= b]
+    chars = [""] * 256
+    for n, b in enumerate([b for b in range(256) if b not in printable]):
+        chars[b] = chr(0x100 + n)
+    for b in printable:
+        chars[b] = chr(b)
+    return chars
+
+
+BL = _bytelevel_chars()
+
+
+def added(content, *, special=False, lstrip=False, rstrip=False, single_word=False, normalized=None):
+    return {"content": content, "single_word": single_word, "lstrip": lstrip, "rstrip": rstrip,
+            "normalized": (not special) if normalized is None else normalized, "special": special}
+
+
+def bpe_json(vocab, merges, *, unk=None, fuse_unk=False, byte_fallback=False, ignore_merges=False,
+             prefix=None, suffix=None, normalizer=None, pre=None, post=None, added_tokens=(),
+             merge_form="pairs") -> str:
+    """A whole tokenizer.json with a BPE model. ``vocab``: list (ids in order) or dict; ``merges``:
+    (a, b) pairs, written as [a, b] (``merge_form="pairs"``) or "a b" (``"strings"``)."""
+    if not isinstance(vocab, dict):
+        vocab = {t: i for i, t in enumerate(dict.fromkeys(vocab))}
+    merges_out = [list(m) if merge_form == "pairs" else f"{m[0]} {m[1]}" for m in merges]
+    toks = []
+    next_id = len(vocab)
+    for t in added_tokens:
+        t = dict(t)
+        if t["content"] in vocab:
+            t["id"] = vocab[t["content"]]
+        else:
+            t["id"], next_id = next_id, next_id + 1
+        toks.append({"id": t["id"], **{k: t[k] for k in ("content", "single_word", "lstrip", "rstrip",
+                                                          "normalized", "special")}})
+    return json.dumps({
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": toks,
+        "normalizer": normalizer, "pre_tokenizer": pre, "post_processor": post, "decoder": None,
+        "model": {"type": "BPE", "dropout": None, "unk_token": unk, "continuing_subword_prefix": prefix,
+                  "end_of_word_suffix": suffix, "fuse_unk": fuse_unk, "byte_fallback": byte_fallback,
+                  "ignore_merges": ignore_merges, "vocab": vocab, "merges": merges_out},
+    }, ensure_ascii=False)
+
+
+def _with_merged(base: list[str], merges, prefix: str = "") -> list[str]:
+    """``base`` plus every merge result (left + right without the continuing-subword prefix)."""
+    out = list(base)
+    for a, b in merges:
+        m = a + (b[len(prefix):] if prefix and b.startswith(prefix) else b)
+        if m not in out:
+            out.append(m)
+    return out
+
+
+WHITESPACE = {"type": "Whitespace"}
+WHITESPACE_SPLIT = {"type": "WhitespaceSplit"}
+
+
+def metaspace(scheme="always", split=True):
+    return {"type": "Metaspace", "replacement": "▁", "prepend_scheme": scheme, "split": split}
+
+
+def bytelevel(add_prefix_space=False, use_regex=True):
+    return {"type": "ByteLevel", "add_prefix_space": add_prefix_space, "trim_offsets": True,
+            "use_regex": use_regex}
+
+
+def prepend(s):
+    return {"type": "Prepend", "prepend": s}
+
+
+def replace(a, b):
+    return {"type": "Replace", "pattern": {"String": a}, "content": b}
+
+
+def seq(*ns):
+    return {"type": "Sequence", "normalizers": list(ns)}
+
+
+def template(vocab_ids: dict, bos="<s>", eos="</s>"):
+    return {"type": "TemplateProcessing",
+            "single": [{"SpecialToken": {"id": bos, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                       {"SpecialToken": {"id": eos, "type_id": 0}}],
+            "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
+            "special_tokens": {bos: {"id": bos, "ids": [vocab_ids[bos]], "tokens": [bos]},
+                               eos: {"id": eos, "ids": [vocab_ids[eos]], "tokens": [eos]}}}
+
+
+LETTERS = list("abcdexyz")
+ABC_MERGES = [("a", "b"), ("b", "c"), ("ab", "c"), ("c", "d"), ("abc", "d"), ("x", "y"), ("e", "e"),
+              ("ee", "e")]
+SP_MERGES = [("▁", "a"), ("▁a", "b"), ("a", "b"), ("b", "c"), ("▁", "▁"), ("▁▁", "▁"), ("▁", "x"),
+             ("ab", "c"), ("▁ab", "c")]
+SPECIALS = ["<unk>", "<s>", "</s>"]
+
+
+class Synthetic:
+    def __init__(self, id, json_text, texts=(), needles=(), expect_native=True, oracle_expect=None):
+        self.id, self.json, self.texts, self.needles = id, json_text, list(texts), list(needles)
+        self.expect_native = expect_native
+        self.oracle_expect = oracle_expect or {}   # text -> ids (documents an oracle quirk)
+
+
+ABC_TEXTS = ["", " ", "a", "ab", "abc", "abcd", "abcabc", "ab cd", "a b c", "xyzzy", "eeee", "eeeee",
+             "axb", "aéb", "a中b", "😀", "abc😀abc", "  abc  ", "\tab\ncd\r\n", "ABC", "a\u0301b", "é", "ē"]
+
+
+def synthetic_cases() -> list[Synthetic]:
+    cases: list[Synthetic] = []
+    sp_base = SPECIALS + BYTE_TOKENS + ["▁"] + LETTERS
+
+    # byte_fallback with all 256 <0xXX> tokens (llama-style), with Metaspace or a Prepend/Replace normalizer
+    v = _with_merged(sp_base, SP_MERGES)
+    vid = {t: i for i, t in enumerate(v)}
+    for fuse in (True, False):
+        cases.append(Synthetic(f"byte_fallback_full_metaspace_fuse{fuse}", bpe_json(
+            v, SP_MERGES, unk="<unk>", fuse_unk=fuse, byte_fallback=True, pre=metaspace(),
+            post=template(vid)), ABC_TEXTS))
+    cases.append(Synthetic("byte_fallback_full_llama_normalizer", bpe_json(
+        v, SP_MERGES, unk="<unk>", fuse_unk=True, byte_fallback=True,
+        normalizer=seq(prepend("▁"), replace(" ", "▁")), post=template(vid),
+        added_tokens=[added(s, special=True) for s in SPECIALS]), ABC_TEXTS, needles=SPECIALS))
+    # byte_fallback with only some byte tokens (é = C3 A9, \n = 0A): partial chars fall back to unk
+    part = SPECIALS + ["<0xC3>", "<0xA9>", "<0x0A>", "<0xE4>"] + ["▁"] + LETTERS
+    vp = _with_merged(part, SP_MERGES)
+    for unk in ("<unk>", None):
+        for fuse in (True, False):
+            cases.append(Synthetic(f"byte_fallback_partial_unk{unk is not None}_fuse{fuse}", bpe_json(
+                vp, SP_MERGES, unk=unk, fuse_unk=fuse, byte_fallback=True, pre=metaspace()),
+                ABC_TEXTS + ["é\n中", "ééé", "中中", "\n\n", "a\nb"]))
+    # unk, fused or not, with no / Whitespace pre-tokenizer
+    v = _with_merged(["<unk>"] + LETTERS, ABC_MERGES)
+    for fuse in (True, False):
+        for pre_name, pre in (("null", None), ("whitespace", WHITESPACE)):
+            cases.append(Synthetic(f"unk_fuse{fuse}_{pre_name}", bpe_json(
+                v, ABC_MERGES, unk="<unk>", fuse_unk=fuse, pre=pre),
+                ABC_TEXTS + ["qqaqqb", "qq", "aqqb", "q q", "qabq", "ab  qq  ab"]))
+    # no unk: unknown characters are dropped and their neighbours merge across the gap
+    cases.append(Synthetic("no_unk_drops", bpe_json(["a", "b", "ab"], [("a", "b")]),
+                           ["axb", "xx", "x", "a", "aaxbb", "ab", "xaxbx", "a😀b", "a b"],
+                           oracle_expect={"axb": [2]}))
+    cases.append(Synthetic("no_unk_whitespace", bpe_json(
+        _with_merged(LETTERS, ABC_MERGES), ABC_MERGES, pre=WHITESPACE), ABC_TEXTS + ["qaqbq", "q"]))
+    # ignore_merges: a whole word in the vocabulary wins over the merges
+    im_merges = [("b", "c"), ("a", "b"), ("c", "d"), ("Ġ", "a"), ("Ġa", "b")]
+    im_vocab = _with_merged(["a", "b", "c", "d", "Ġ", "abc", "abcd"], im_merges)
+    for ig in (True, False):
+        cases.append(Synthetic(f"ignore_merges_{ig}_whitespace", bpe_json(
+            im_vocab, im_merges, ignore_merges=ig, pre=WHITESPACE),
+            ABC_TEXTS + ["abc abcd abc", "abcabc", "bcd"]))
+    bl_vocab = _with_merged(BL, [("a", "b"), ("Ġ", "a"), ("Ġa", "b"), ("b", "c")]) + ["abc", "Ġabc", "ĠĠ"]
+    bl_merges = [("a", "b"), ("Ġ", "a"), ("Ġa", "b"), ("b", "c")]
+    for ig in (True, False):
+        cases.append(Synthetic(f"ignore_merges_{ig}_bytelevel", bpe_json(
+            bl_vocab, bl_merges, ignore_merges=ig, pre=bytelevel()),
+            ABC_TEXTS + [" abc abc", "abc", "  abc"]))
+    # continuing_subword_prefix "##" and end_of_word_suffix "</w>"
+    pm = [("a", "##b"), ("##b", "##c"), ("a", "##bc"), ("x", "##y"), ("##c", "##d"), ("abc", "##d")]
+    pv = _with_merged(["[UNK]"] + LETTERS + ["##" + c for c in LETTERS], pm, prefix="##")
+    cases.append(Synthetic("prefix_##", bpe_json(pv, pm, unk="[UNK]", prefix="##", pre=WHITESPACE),
+                           ABC_TEXTS + ["bc", "abcd bcd", "xyxy"]))
+    sm = [("a", "b"), ("a", "b</w>"), ("b", "c</w>"), ("a", "bc</w>"), ("ab", "c"), ("x", "y</w>")]
+    sv = _with_merged(["<unk>"] + LETTERS + [c + "</w>" for c in LETTERS], sm)
+    cases.append(Synthetic("suffix_</w>", bpe_json(sv, sm, unk="<unk>", suffix="</w>", pre=WHITESPACE),
+                           ABC_TEXTS + ["abc abca", "bc", "xy xyx"]))
+    psm = [("a", "##b"), ("##b", "##c</w>"), ("a", "##bc</w>"), ("a", "##b</w>")]
+    psv = _with_merged(["<unk>"] + LETTERS + ["##" + c for c in LETTERS] + [c + "</w>" for c in LETTERS]
+                       + ["##" + c + "</w>" for c in LETTERS], psm, prefix="##")
+    cases.append(Synthetic("prefix_and_suffix", bpe_json(psv, psm, unk="<unk>", prefix="##", suffix="</w>",
+                                                         pre=WHITESPACE), ABC_TEXTS + ["abc ab a"]))
+    # duplicated merges: the last rank wins; the same tokenizer with "a b" strings and pairs
+    dv = ["a", "b", "c", "ab", "bc", "abc"]
+    for form in ("pairs", "strings"):
+        cases.append(Synthetic(f"duplicated_merges_{form}", bpe_json(
+            dv, [("b", "c"), ("a", "b"), ("b", "c")], merge_form=form), ["abc", "abcabc", "bcab", "cab"],
+            oracle_expect={"abc": [3, 2]}))  # ab c: the duplicate's last rank (2) is the one used
+        cases.append(Synthetic(f"merges_{form}", bpe_json(
+            _with_merged(["<unk>"] + LETTERS, ABC_MERGES), ABC_MERGES, unk="<unk>", merge_form=form,
+            pre=WHITESPACE), ABC_TEXTS))
+    # pairs can carry spaces (impossible as "a b" strings)
+    spm = [(" ", "a"), (" a", "b"), ("a", " ")]
+    cases.append(Synthetic("merges_pairs_with_spaces", bpe_json(
+        _with_merged([" ", "a", "b"], spm), spm), [" ab", "a b", "  ab ", "a ", " a a"]))
+    # added tokens: single_word / lstrip / rstrip / special, with every pre-tokenizer variant
+    flag_tokens = [added("<r>", rstrip=True), added("<l>", lstrip=True), added("<lr>", lstrip=True, rstrip=True),
+                   added("sw", single_word=True), added("<sw>", single_word=True, lstrip=True),
+                   added("<S>", special=True), added("<Sr>", special=True, rstrip=True),
+                   added("ab", single_word=True, normalized=False), added("xyz")]
+    flag_texts = ["<r>  <l>", "<r> <l>", "<r>\n<S>", "<r>  <S>", "x <r>  <S>y", "<lr>", "a  <lr>  b",
+                  "<r> <r> <r>", "\n<l>", "sw", "asw", "sw b", "swsw", " sw ", "a sw.", "sw!", "<sw>",
+                  "a<sw>b", "a <sw> b", "ab", "abc", " ab ", "cab", "<Sr>  <l>", "<Sr> \n x", "<r>", "  <l>",
+                  "<l><l>", "<r><r>", "<r>   <lr>   <l>", "xyzxyz", "<S><S>", "<S> <S>", " <S> ", "x\t<l>\ty",
+                  "<r>\u3000<l>", "<r>\xa0x", "é<l>", "<r>é"]
+    fv = {t: i for i, t in enumerate(_with_merged(["<unk>", " ", "▁", "Ġ"] + LETTERS + ["s", "w", "<", ">",
+                                                                                         "r", "l", "S"],
+                                                  ABC_MERGES))}
+    fbl = _with_merged(BL, [("a", "b"), ("Ġ", "a"), ("s", "w")])
+    for pre_name, pre in (("null", None), ("whitespace", WHITESPACE), ("metaspace", metaspace()),
+                          ("metaspace_first", metaspace("first")),
+                          ("metaspace_first_nosplit", metaspace("first", False))):
+        cases.append(Synthetic(f"added_flags_{pre_name}", bpe_json(
+            fv, ABC_MERGES, unk="<unk>", fuse_unk=True, pre=pre, added_tokens=flag_tokens),
+            flag_texts, needles=[t["content"] for t in flag_tokens]))
+    cases.append(Synthetic("added_flags_bytelevel", bpe_json(
+        fbl, [("a", "b"), ("Ġ", "a"), ("s", "w")], pre=bytelevel(), added_tokens=flag_tokens),
+        flag_texts, needles=[t["content"] for t in flag_tokens]))
+    cases.append(Synthetic("added_flags_bytelevel_prefix_space", bpe_json(
+        fbl, [("a", "b"), ("Ġ", "a"), ("s", "w")], pre=bytelevel(True), added_tokens=flag_tokens,
+        post={"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}),
+        flag_texts, needles=[t["content"] for t in flag_tokens]))
+    # normalized vs non-normalized added tokens under Prepend/Replace normalizers
+    norm_tokens = [added("a b", normalized=True), added("c d", normalized=False), added("<x>", normalized=True),
+                   added("▁e", normalized=False), added("▁ab", normalized=True), added("<n>", special=True),
+                   added("dd", normalized=True), added("e e", normalized=True, lstrip=True)]
+    norm_texts = ["a b", "xa b", " a b ", "c d", "c  d", "▁e", " e", "e", "<x>", " <x>", "▁<x>", "ab", " ab",
+                  "▁ab", "x ab", "<n>ab", " <n> ", "ddd", "d d", "e e", "  e e", "▁e▁e"]
+    nv = _with_merged(["<unk>", "▁", " ", "<", ">"] + LETTERS + ["n"], SP_MERGES)
+    for nname, norm, pre in (
+            ("llama", seq(prepend("▁"), replace(" ", "▁")), None),
+            ("prepend", prepend("▁"), None),
+            ("replace", replace(" ", "▁"), None),
+            ("replace_metaspace", replace("d", "e"), metaspace("never")),
+            ("prepend_whitespace", prepend("▁"), WHITESPACE)):
+        cases.append(Synthetic(f"normalized_added_{nname}", bpe_json(
+            nv, SP_MERGES, unk="<unk>", fuse_unk=True, normalizer=norm, pre=pre, added_tokens=norm_tokens),
+            norm_texts + ABC_TEXTS, needles=[t["content"] for t in norm_tokens]))
+    # Sequence normalizers: chained replaces (multi-character, deleting, growing), with NFC
+    sv = _with_merged(["<unk>", "▁", "#", "y", "z", "\u0301", "é"] + LETTERS, SP_MERGES)
+    for nname, norm in (
+            ("chain", seq(replace("ab", "x"), replace("x", "yz"), prepend("#"))),
+            ("delete", seq(replace("c", ""), replace("  ", " "))),
+            ("overlap", seq(replace("aa", "b"), replace("bb", "a"))),
+            ("empty_sequence", seq()),
+            ("nested", seq(seq(prepend("▁")), seq(replace(" ", "▁"), seq())))):
+        cases.append(Synthetic(f"sequence_{nname}", bpe_json(
+            sv, SP_MERGES, unk="<unk>", normalizer=norm, added_tokens=[added("yz", normalized=True),
+                                                                        added("<S>", special=True)]),
+            ABC_TEXTS + ["aaa", "aaaa", "abab", "xab", "cc  cc", "ccc"], needles=["yz", "<S>", "ab"]))
+    for nname, norm in (("nfc", seq({"type": "NFC"}, replace(" ", "▁"))),
+                        ("replace_then_nfc", seq(replace("q", "\u0301"), {"type": "NFC"})),
+                        ("nfc_alone", {"type": "NFC"})):
+        cases.append(Synthetic(f"sequence_{nname}", bpe_json(
+            sv, SP_MERGES, unk="<unk>", normalizer=norm, added_tokens=[added("é", normalized=True),
+                                                                        added("e\u0301x", normalized=False)]),
+            ABC_TEXTS + ["eq", "e\u0301", "é", "e\u0301x", "éx", "aq", "\u212b"], needles=["é", "e\u0301"]))
+    # a regex Replace is not native: delegated, still exact
+    cases.append(Synthetic("replace_regex_delegated", bpe_json(
+        sv, SP_MERGES, unk="<unk>", normalizer={"type": "Replace", "pattern": {"Regex": "a+"}, "content": "b"}),
+        ABC_TEXTS, expect_native=False))
+    # ByteLevel variants and post-processors
+    blv = _with_merged(BL, [("Ġ", "a"), ("Ġa", "b"), ("a", "b"), ("Ċ", "Ċ"), ("Ġ", "Ġ")])
+    blm = [("Ġ", "a"), ("Ġa", "b"), ("a", "b"), ("Ċ", "Ċ"), ("Ġ", "Ġ")]
+    blv_ids = {t: i for i, t in enumerate(blv + ["<s>", "</s>"])}
+    for aps in (False, True):
+        for rx in (True, False):
+            cases.append(Synthetic(f"bytelevel_prefix{aps}_regex{rx}", bpe_json(
+                blv, blm, pre=bytelevel(aps, rx), added_tokens=[added("<s>", special=True),
+                                                                 added("</s>", special=True)]),
+                ABC_TEXTS + [" ab\n\nab", "ab's", "\n\n\n"], needles=["<s>", "</s>"]))
+    for pname, post in (
+            ("roberta", {"type": "RobertaProcessing", "sep": ["</s>", blv_ids["</s>"]], "cls": ["<s>", blv_ids["<s>"]],
+                         "trim_offsets": True, "add_prefix_space": False}),
+            ("bert", {"type": "BertProcessing", "sep": ["</s>", blv_ids["</s>"]], "cls": ["<s>", blv_ids["<s>"]]}),
+            ("template", template(blv_ids)),
+            ("sequence", {"type": "Sequence", "processors": [
+                {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+                template(blv_ids)]})):
+        cases.append(Synthetic(f"post_{pname}", bpe_json(
+            blv, blm, pre=bytelevel(), post=post, added_tokens=[added("<s>", special=True),
+                                                                added("</s>", special=True)]),
+            ABC_TEXTS, needles=["<s>", "</s>"]))
+    # Metaspace variants
+    mv = _with_merged(["<unk>"] + LETTERS + ["▁"], SP_MERGES)
+    for scheme in ("always", "first", "never"):
+        for split in (True, False):
+            cases.append(Synthetic(f"metaspace_{scheme}_split{split}", bpe_json(
+                mv, SP_MERGES, unk="<unk>", fuse_unk=True, pre=metaspace(scheme, split),
+                added_tokens=[added("<s>", special=True)]),
+                ABC_TEXTS + ["▁ab", " ▁ab", "ab▁ab", "<s>ab", "<s> ab"], needles=["<s>", "▁"]))
+    # Sequence pre-tokenizer (Whitespace-then-Metaspace)
+    cases.append(Synthetic("pre_sequence", bpe_json(
+        mv, SP_MERGES, unk="<unk>", pre={"type": "Sequence", "pretokenizers": [WHITESPACE_SPLIT, metaspace()]}),
+        ABC_TEXTS))
+    return cases
+
+
+SYNTHETIC = synthetic_cases()
+
+
+def synthetic_texts(case: Synthetic) -> list[str]:
+    vocab_chars = sorted({ch for t in json.loads(case.json)["model"]["vocab"] for ch in t
+                          if len(t) <= 3 and not t.startswith("<0x")})
+    pool = vocab_chars + [" ", " ", "  ", "\n", "\t", "é", "中", "😀", "q", "\u0301", "▁", "A"]
+    rng = random.Random(f"synthetic:{case.id}")
+    out = list(case.texts)
+    for _ in range(SYNTHETIC_RANDOM_TEXTS):
+        parts = []
+        for _ in range(rng.randint(0, 10)):
+            if case.needles and rng.random() < 0.2:
+                parts.append(rng.choice(case.needles))
+            else:
+                parts.append("".join(rng.choice(pool) for _ in range(rng.randint(1, 5))))
+        out.append("".join(parts))
+    out += S.random_texts(60, seed=zlib.crc32(case.id.encode()), needles=case.needles)
+    return out
+
+
+@pytest.mark.parametrize("case", SYNTHETIC, ids=[c.id for c in SYNTHETIC])
+def test_synthetic_tokenizer(case):
+    oracle = tokenizers.Tokenizer.from_str(case.json)
+    if case.expect_native:
+        with tagpipe.delegation_disabled():
+            tok = tagpipe.Tokenizer.from_str(case.json)
+        assert tok.native, tok.explain()
+    else:
+        tok = tagpipe.Tokenizer.from_str(case.json)
+        assert not tok.native, tok.explain()
+    for text, ids in case.oracle_expect.items():  # the quirk the case documents is real
+        assert oracle.encode(text).ids == ids, (text, oracle.encode(text).ids)
+    nfc = nfc_inputs(json.loads(case.json)["normalizer"])
+    outside = tagpipe.Tokenizer.from_str(case.json) if nfc is not None else tok
+    report = Report(case.id, tok, oracle, outside)
+    texts = synthetic_texts(case)
+    for add_special in (True, False):
+        run_and_compare(report, tok, texts, add_special, native=case.expect_native, nfc=nfc)
+    report.check()
+
+
+def test_harness_nfc_active():
+    """Harness self-check of the NFC-delegation criterion (needs no tagpipe)."""
+    assert nfc_active("Hello world, 日本語 Привет 😀 ĳ é") == []
+    assert nfc_active("e\u0301") == ["\u0301"]          # composes with e
+    assert nfc_active("\u212b") == ["\u212b"]            # a singleton: changed alone
+    assert nfc_active("\u1100\u1161") == ["\u1161"]      # Hangul L+V
+    assert nfc_active("\u0323") == ["\u0323"]            # ccc 220: reordered before U+0301
+    assert "\u0334" in nfc_active("\u0334")              # ccc 1: moves before a ccc-240 mark
+
+
+def test_synthetic_cases_are_distinct_where_it_matters():
+    """Harness self-check: the option pairs really change the oracle's ids (else the cases test nothing)."""
+    by_id = {c.id: tokenizers.Tokenizer.from_str(c.json) for c in SYNTHETIC}
+
+    def ids(case_id, text):
+        return by_id[case_id].encode(text, add_special_tokens=False).ids
+    assert ids("ignore_merges_True_whitespace", "abc") != ids("ignore_merges_False_whitespace", "abc")
+    assert ids("unk_fuseTrue_null", "qq") != ids("unk_fuseFalse_null", "qq")
+    assert 0 not in ids("byte_fallback_full_metaspace_fuseTrue", "中")      # bytes ...
+    assert 0 in ids("byte_fallback_partial_unkTrue_fuseTrue", "中")         # ... or <unk> (id 0)
+    assert ids("duplicated_merges_pairs", "abc") == ids("duplicated_merges_strings", "abc")
+    assert ids("merges_pairs", "abcd xy") == ids("merges_strings", "abcd xy")
+
+
+# ---------------------------------------------------------------------------------------
+# 6. Concurrency
+# ---------------------------------------------------------------------------------------
+
+
+def _concurrency_texts(name: str) -> list[str]:
+    docs = S.corpus_documents(120, seed=7)
+    return [d.text for d in docs] + S.random_texts(300, seed=3, needles=_needles(name)[:5])
+
+
+def _run_threads(fn, n: int):
+    results: list = [None] * n
+    errors: list = [None] * n
+
+    def body(k):
+        try:
+            results[k] = fn(k)
+        except BaseException as e:  # noqa: BLE001
+            errors[k] = e
+    threads = [threading.Thread(target=body, args=(k,), daemon=True) for k in range(n)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + THREAD_TIMEOUT
+    for t in threads:
+        t.join(max(0.0, deadline - time.monotonic()))
+    alive = sum(t.is_alive() for t in threads)
+    assert alive == 0, f"{alive} of {n} threads still running after {THREAD_TIMEOUT} s (deadlock?)"
+    for e in errors:
+        if e is not None:
+            raise e
+    return results
+
+
+@needs_shared
+@pytest.mark.parametrize("cache_bytes", [None, 4096, 0], ids=["default_cache", "tiny_cache", "no_cache"])
+@pytest.mark.parametrize("name", ["gpt2", "llama2", "qwen3", "gemma3"])
+def test_concurrency(name, cache_bytes):
+    oracle = oracle_for(name)
+    texts = _concurrency_texts(name)
+    want = oracle_ids(oracle, texts, True)
+    if cache_bytes is None and name == "gemma3":
+        tok = tagpipe_for(name)  # (shared; saves a 3 s load)
+    else:
+        tok = tagpipe.Tokenizer.from_file(_path(name), cache_bytes=cache_bytes)
+    report = Report(name, tok, oracle)
+    for threads in (1, 2):
+        got = _run_threads(lambda k: tok.encode_batch(texts, num_threads=threads), 1)[0]
+        for t, w, g in zip(texts, want, got):
+            if g != w:
+                report.mismatch(t, w, g, True, f"encode_batch(num_threads={threads})")
+    # two batches at once from two Python threads, each with 2 native threads
+    both = _run_threads(lambda k: tok.encode_batch(texts[k:] + texts[:k], num_threads=2), 2)
+    for k, got in enumerate(both):
+        for t, w, g in zip(texts[k:] + texts[:k], want[k:] + want[:k], got):
+            if g != w:
+                report.mismatch(t, w, g, True, f"concurrent encode_batch #{k}")
+    # many Python threads calling encode on the shared tokenizer, each in its own order
+
+    def worker(k):
+        order = list(range(len(texts)))
+        random.Random(k).shuffle(order)
+        return {i: tok.encode(texts[i]) for i in order}
+    for k, res in enumerate(_run_threads(worker, 8)):
+        for i, g in res.items():
+            if g != want[i]:
+                report.mismatch(texts[i], want[i], g, True, f"python thread {k}")
+    report.check()
+
+
+# ---------------------------------------------------------------------------------------
+# 7. API edges
+# ---------------------------------------------------------------------------------------
+
+EDGE_TEXTS = ["", " ", "  ", " " * 1000, "\n", "\t", "\r\n", " \n ", "\u3000", "\xa0", "a", "é", "e\u0301",
+              "😀", "\x00", "\ufeff", "\U0010ffff", "▁", "▁▁ ▁", "Ġ", "<0x41>", "x" * 5000, "ab" * 3000,
+              "中" * 3000, " a" * 3000, "\n" * 2000, "1" * 999, "'s" * 500]
+
+
+@needs_shared
+@pytest.mark.parametrize("name", ALL_NAMES)
+def test_edge_texts(name):
+    tok, oracle = tagpipe_for(name), oracle_for(name)
+    report = Report(name, tok, oracle, tagpipe_outside(name))
+    for add_special in (True, False):
+        run_and_compare(report, tok, EDGE_TEXTS, add_special, native=name in NATIVE_NAMES, nfc=nfc_for(name))
+        for t in ("", " ", "    "):  # single calls too, not just the batch path
+            w = oracle.encode(t, add_special_tokens=add_special).ids
+            g = report.outside.encode(t, add_special)
+            if g != w:
+                report.mismatch(t, w, g, add_special, "encode()")
+    report.check()
+
+
+def _big_unit() -> str:
+    """A ~20 kB multilingual unit starting at a line start and ending with a newline."""
+    data = _corpus_bytes(str(next(p for p in CORPORA if p.stem == "multilingual")))
+    start = data.index(b"\n", len(data) // 3) + 1
+    end = data.index(b"\n", start + 20_000) + 1
+    return data[start:end].decode("utf-8")
+
+
+@needs_shared
+@pytest.mark.parametrize("name", ["gpt2", "llama2", "llama3"])
+def test_20mb_string(name):
+    """A 20 MB text (a ~20 kB unit repeated): fast, and the oracle's ids.  The oracle takes ~30 s
+    on 20 MB, so the expectation is built from the oracle on 2, 3 and 4 copies of the unit: ids
+    = P + Q * (copies - 1), checked to hold on 4 copies before it is trusted."""
+    tok, oracle = tagpipe_for(name), oracle_for(name)
+    unit = _big_unit()
+    enc = [oracle.encode(unit * k, add_special_tokens=False).ids for k in (2, 3, 4)]
+    q = enc[1][len(enc[0]):]
+    p = enc[0][:len(enc[0]) - len(q)]
+    if not q or enc[0] != p + q or enc[2] != p + q * 3:
+        pytest.skip("the oracle's ids are not periodic over copies of the unit")
+    copies = BIG_TEXT_CHARS // len(unit) + 1
+    big = unit * copies
+    t0 = time.perf_counter()
+    got = tok.encode_to_numpy(big, add_special_tokens=False)
+    elapsed = time.perf_counter() - t0
+    if elapsed > BIG_TEXT_MAX_SECONDS:
+        pytest.skip(f"tagpipe took {elapsed:.1f} s on {len(big.encode()) / 1e6:.0f} MB (> {BIG_TEXT_MAX_SECONDS} s)")
+    want = np.concatenate([np.asarray(p, np.uint32), np.tile(np.asarray(q, np.uint32), copies - 1)])
+    if got.shape != want.shape or not np.array_equal(got, want):
+        i = int(np.argmax(got[:min(len(got), len(want))] != want[:min(len(got), len(want))])) \
+            if len(got) and len(want) else 0
+        pytest.fail(f"[{name}] 20 MB text: {len(got)} ids vs expected {len(want)}; first difference at id "
+                    f"{i}: tagpipe {got[i:i + 6].tolist()} expected {want[i:i + 6].tolist()}")
+    ids, offsets = tok.encode_batch_flat([big, unit], add_special_tokens=False)
+    unit_ids = oracle.encode(unit, add_special_tokens=False).ids
+    assert offsets.tolist() == [0, len(want), len(want) + len(unit_ids)]
+    assert np.array_equal(ids[:offsets[1]], want)
+    assert ids[offsets[1]:offsets[2]].tolist() == unit_ids
+
+
+@needs_shared
+@pytest.mark.parametrize("name", ["gpt2", "llama2", "qwen3", "gemma3", "all-minilm-l6-v2"])
+def test_lone_surrogate_raises_value_error_naming_it(name):
+    tok = tagpipe_outside(name)
+    bad = "ab\ud800cd"
+
+    def named(e):
+        s = str(e).lower()
+        return "u+d800" in s or "\\ud800" in s
+    calls = [lambda: tok.encode(bad), lambda: tok.encode(bad, False), lambda: tok.encode_to_numpy(bad),
+             lambda: tok.encode_batch(["ok", bad]), lambda: tok.encode_batch_flat(["ok", "x", bad]),
+             lambda: tok.encode("\udfff")]
+    for k, call in enumerate(calls):
+        with pytest.raises(ValueError) as info:
+            call()
+        assert named(info.value) or "u+dfff" in str(info.value).lower() or "\\udfff" in str(info.value), \
+            f"call #{k}: {info.value!r}"
+
+
+@needs_shared
+@pytest.mark.parametrize("name", ["gpt2", "qwen3", "all-minilm-l6-v2"])
+def test_non_str_raises_type_error(name):
+    tok = tagpipe_outside(name)
+    for bad in (b"abc", None, 123, ["abc"], 1.5, bytearray(b"x")):
+        with pytest.raises(TypeError):
+            tok.encode(bad)
+        with pytest.raises(TypeError):
+            tok.encode_to_numpy(bad)
+    for bad in ([b"abc"], ["ok", None], ["ok", 3]):
+        with pytest.raises(TypeError):
+            tok.encode_batch(bad)
+        with pytest.raises(TypeError):
+            tok.encode_batch_flat(bad)
+
+
+@needs_shared
+@pytest.mark.parametrize("name", ["gpt2", "llama2", "qwen3", "gemma3", "all-minilm-l6-v2"])
+def test_numpy_and_flat_forms(name):
+    tok, oracle = tagpipe_outside(name), oracle_for(name)
+    texts = ["", "Hello world", " ", "é\u0301 中文 😀", "<s></s><|endoftext|>", "x" * 100] + \
+        S.random_texts(50, seed=11)
+
+    class MyStr(str):
+        pass
+    for add_special in (True, False):
+        arr = tok.encode_to_numpy("Hello world", add_special)
+        assert isinstance(arr, np.ndarray) and arr.dtype == np.uint32 and arr.ndim == 1
+        assert arr.tolist() == tok.encode("Hello world", add_special)
+        empty = tok.encode_to_numpy("", add_special)
+        assert empty.dtype == np.uint32 and empty.ndim == 1
+        assert tok.encode(MyStr("Hello world"), add_special) == tok.encode("Hello world", add_special)
+        batch = tok.encode_batch(texts, add_special)
+        ids, offsets = tok.encode_batch_flat(texts, add_special)
+        assert ids.dtype == np.uint32 and ids.ndim == 1
+        assert offsets.dtype == np.int64 and offsets.shape == (len(texts) + 1,)
+        assert offsets[0] == 0 and offsets[-1] == len(ids) and np.all(np.diff(offsets) >= 0)
+        for i, t in enumerate(texts):
+            assert ids[offsets[i]:offsets[i + 1]].tolist() == batch[i] == tok.encode(t, add_special) \
+                == oracle.encode(t, add_special_tokens=add_special).ids, (name, add_special, t)
+        tuple_batch = tok.encode_batch(tuple(texts), add_special)
+        gen_batch = tok.encode_batch((t for t in texts), add_special)
+        assert tuple_batch == gen_batch == batch
+    assert tok.encode("Hello world") == tok.encode("Hello world", add_special_tokens=True)
+    e_ids, e_offsets = tok.encode_batch_flat([])
+    assert len(e_ids) == 0 and e_ids.dtype == np.uint32 and e_offsets.tolist() == [0]
+    assert tok.encode_batch([]) == []
+    assert tok.encode_batch([""]) == [oracle.encode("").ids]
+
+
+@needs_shared
+def test_num_threads_is_validated_and_honoured():
+    tok = tagpipe_for("gpt2")
+    texts = ["Hello world"] * 10
+    want = tok.encode_batch(texts)
+    for n in (1, 2, 3, 64):
+        assert tok.encode_batch(texts, num_threads=n) == want
+    for n in (0, -1):
+        with pytest.raises(ValueError):
+            tok.encode_batch(texts, num_threads=n)
+
+
+@needs_shared
+def test_constructors_agree():
+    path = _path("gpt2")
+    oracle = oracle_for("gpt2")
+    with tagpipe.delegation_disabled():
+        a = tagpipe.Tokenizer.from_file(str(path))
+        b = tagpipe.Tokenizer.from_str(path.read_text(encoding="utf-8"))
+        c = tagpipe.Tokenizer.from_hf(oracle)
+    text = "Hello <|endoftext|> world, ça va? 😀"
+    assert a.native and b.native and c.native
+    assert a.encode(text) == b.encode(text) == c.encode(text) == oracle.encode(text).ids
+    with pytest.raises(TypeError):
+        tagpipe.Tokenizer.from_hf(object())

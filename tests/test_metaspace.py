@@ -1,0 +1,204 @@
+"""MetaspaceRuns (tagpipe.metaspace): active where the proof holds, absent where it fails,
+and exact either way.
+
+Each proof condition gets a tiny tokenizer on which the condition fails *and* cutting
+before the runs of ``▁`` really changes the oracle's ids (computed here from the oracle's
+own normalizer and model, so the counterexample is checked, not assumed); tagpipe must
+then take the whole-span path and stay exact.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import tokenizers
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tagpipe
+from conftest import CORPORA, SHARED, corpus_ids, needs_shared
+
+MARK = "▁"
+PREPEND_REPLACE = {"type": "Sequence", "normalizers": [
+    {"type": "Prepend", "prepend": MARK}, {"type": "Replace", "pattern": {"String": " "}, "content": MARK}]}
+
+
+def bpe_json(vocab, merges=(), *, normalizer=PREPEND_REPLACE, pre_tokenizer=None, **model) -> str:
+    m = {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+         "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+         "vocab": {t: i for i, t in enumerate(vocab)}, "merges": [list(p) for p in merges]}
+    m.update(model)
+    return json.dumps({"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+                       "normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "post_processor": None,
+                       "decoder": None, "model": m})
+
+
+def cut_ids(oracle: tokenizers.Tokenizer, text: str) -> list[int]:
+    """What cutting before each run of the mark would give: the oracle's model on each part."""
+    normalized = oracle.normalizer.normalize_str(text)
+    parts = [p for p in re.split(f"(?={MARK}+)(?<!{MARK})", normalized) if p]
+    return [t.id for p in parts for t in oracle.model.tokenize(p)]
+
+
+def both(json_text: str):
+    return tagpipe.Tokenizer.from_str(json_text), tokenizers.Tokenizer.from_str(json_text)
+
+
+# -- each proof condition: the counterexample is real, and tagpipe does not cut ----------
+
+COUNTEREXAMPLES = {
+    # the issue's: the oracle gives ▁ ab ▁ ab, cutting gives ▁ab ▁ab
+    "ignore_merges": (bpe_json([MARK, "a", "b", "ab", MARK + "ab"], [("a", "b")], ignore_merges=True),
+                      "ab ab", "ignore_merges"),
+    # whole span: ▁ a ▁ b</w>; cut: ▁ a</w> | ▁ b</w>
+    "end_of_word_suffix": (bpe_json([MARK, "a", "b", "a</w>", "b</w>", MARK + "</w>"], end_of_word_suffix="</w>"),
+                           "a b", "end_of_word_suffix"),
+    # whole span: ▁ ##a ##▁ ##b; cut: ▁ ##a | ▁ ##b
+    "continuing_subword_prefix": (bpe_json([MARK, "a", "b", "##" + MARK, "##a", "##b"],
+                                           continuing_subword_prefix="##"),
+                                  "a b", "continuing_subword_prefix"),
+    # the mark unknown, unk fused: whole span: <unk>(▁é▁) x; cut: <unk>(▁é) | <unk>(▁) x
+    "mark_not_in_vocab": (bpe_json(["<unk>", "x"], unk_token="<unk>", fuse_unk=True), "é x",
+                          "is not in the vocabulary"),
+    # too many crossing pieces to guard (a▁ joins the cut in "a b")
+    "too_many_crossing": (bpe_json([MARK, "a", "b", "a" + MARK] + [f"{chr(0x4E00 + i)}{MARK}" for i in range(300)],
+                                   [("a", MARK)]),
+                          "a b", "after another character"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COUNTEREXAMPLES))
+def test_failed_condition_takes_the_whole_span_path(name):
+    json_text, text, reason = COUNTEREXAMPLES[name]
+    tok, oracle = both(json_text)
+    want = oracle.encode(text).ids
+    assert cut_ids(oracle, text) != want, "not a counterexample: cutting would be exact here"
+    assert tok.native
+    assert not tok.metaspace_runs
+    line = next(s for s in tok.plan.steps if s.path == "MetaspaceRuns")
+    assert "not used" in line.how and reason in line.how, line
+    assert tok.encode(text) == want
+
+
+def test_dropout_is_delegated_not_cut():
+    tok = tagpipe.Tokenizer.from_str(bpe_json([MARK, "a", "b", "ab"], [("a", "b")], dropout=0.5))
+    assert not tok.native and not tok.metaspace_runs
+    assert "dropout" in tok.explain()
+
+
+def test_one_crossing_piece_is_guarded_and_exact():
+    json_text = bpe_json([MARK, "a", "b", "a" + MARK, MARK + "b"], [("a", MARK), (MARK, "b")])
+    tok, oracle = both(json_text)
+    assert tok.metaspace_runs
+    assert "1 crossing piece(s) guarded" in tok.explain()
+    assert cut_ids(oracle, "a b") != oracle.encode("a b").ids  # a plain cut would be wrong
+    for text in ["a b", "a  b", "b a", "aa bb", " a", "a ", "ba b a b", "a\tb", "", " ", "a" * 40 + " b"]:
+        assert tok.encode(text) == oracle.encode(text).ids, text
+
+
+def test_without_guards_needed_the_cut_is_exact():
+    json_text = bpe_json([MARK, "a", "b", MARK + "a", "ab", MARK + MARK], [(MARK, "a"), ("a", "b"), (MARK, MARK)])
+    tok, oracle = both(json_text)
+    assert tok.metaspace_runs
+    for text in ["a b", "ab  ab", "   a", "a   ", "b\na b", "aaa  bbb   ab"]:
+        assert cut_ids(oracle, text) == oracle.encode(text).ids  # the proof's claim, on these
+        assert tok.encode(text) == oracle.encode(text).ids, text
+
+
+# -- the probe: decided by behaviour ------------------------------------------------------
+
+@pytest.mark.parametrize("pre, normalizer", [
+    ({"type": "Metaspace", "replacement": MARK, "prepend_scheme": "always", "split": True}, None),
+    ({"type": "Whitespace"}, PREPEND_REPLACE),
+    (None, None),  # no mark written at all
+    (None, {"type": "Lowercase"}),
+])
+def test_pipelines_that_cut_or_write_no_mark_are_not_candidates(pre, normalizer):
+    tok = tagpipe.Tokenizer.from_str(bpe_json([MARK, "a", "b"], normalizer=normalizer, pre_tokenizer=pre))
+    assert not tok.metaspace_runs
+    assert "MetaspaceRuns" not in tok.explain()
+
+
+def test_metaspace_split_false_is_a_candidate():
+    pre = {"type": "Metaspace", "replacement": MARK, "prepend_scheme": "first", "split": False}
+    tok, oracle = both(bpe_json([MARK, "a", "b", MARK + "a"], [(MARK, "a")], normalizer=None, pre_tokenizer=pre))
+    assert tok.metaspace_runs
+    for text in ["a b", " a  b", "ab a"]:
+        assert tok.encode(text) == oracle.encode(text).ids
+
+
+def test_disabled_by_option():
+    tok = tagpipe.Tokenizer.from_str(bpe_json([MARK, "a"]), metaspace_runs=False)
+    assert not tok.metaspace_runs
+    assert "disabled" in tok.explain()
+
+
+# -- the real tokenizers ---------------------------------------------------------------------
+
+NEVER_CUT = ["llama2", "mistral-7b-v0.1", "gemma3"]
+
+EDGE_TEXTS = [
+    "a\n    x", "def f():\n        return  1\n\n\n            x", "a\t\tb  \t c", "  \n\n  \n",
+    "x> </y", "<a> </b>  </c>", "end with spaces   ", "   start with spaces", " " * 40 + "x",
+    "中文 没有空格的文本中文", "▁already▁marked ▁▁ x", "\r\n\r\n  \r\n", "a" * 300 + " " + "b" * 300,
+]
+
+
+@pytest.fixture(scope="module", params=NEVER_CUT)
+def never_cut(request):
+    if SHARED is None:
+        pytest.skip("TAGPIPE_TEST_DATA / ../shared not found")
+    path = SHARED / "tokenizers" / request.param / "tokenizer.json"
+    return request.param, tagpipe.Tokenizer.from_file(path), tokenizers.Tokenizer.from_file(str(path))
+
+
+@needs_shared
+def test_metaspace_runs_active(never_cut):
+    name, tok, _ = never_cut
+    assert tok.native and tok.metaspace_runs, tok.explain()
+    if name == "gemma3":
+        assert "guarded ('>▁</')" in tok.explain()
+
+
+@needs_shared
+def test_edge_texts(never_cut):
+    _, tok, oracle = never_cut
+    for text in EDGE_TEXTS:
+        assert tok.encode(text) == oracle.encode(text).ids, text
+
+
+@needs_shared
+def test_named_oracle_results():
+    llama2 = SHARED / "tokenizers" / "llama2" / "tokenizer.json"
+    tok, oracle = tagpipe.Tokenizer.from_file(llama2), tokenizers.Tokenizer.from_file(str(llama2))
+    ids = tok.encode("a\n    x", add_special_tokens=False)
+    assert [oracle.id_to_token(i) for i in ids] == ["▁a", "<0x0A>", "▁▁▁", "▁x"]
+    gemma = SHARED / "tokenizers" / "gemma3" / "tokenizer.json"
+    tok, oracle = tagpipe.Tokenizer.from_file(gemma), tokenizers.Tokenizer.from_file(str(gemma))
+    ids = tok.encode("x> </y", add_special_tokens=False)
+    assert [oracle.id_to_token(i) for i in ids] == ["x", ">▁</", "y"]
+
+
+@needs_shared
+@pytest.mark.parametrize("corpus", CORPORA, ids=corpus_ids(CORPORA))
+def test_corpora_equal_whole_span_and_oracle(never_cut, corpus):
+    """MetaspaceRuns and the whole-span path give the oracle's ids on every corpus."""
+    name, tok, oracle = never_cut
+    whole = tagpipe.Tokenizer.from_file(SHARED / "tokenizers" / name / "tokenizer.json", metaspace_runs=False)
+    text = corpus.read_text(encoding="utf-8")[:60_000]
+    want = oracle.encode(text).ids
+    assert tok.encode(text) == want
+    assert whole.encode(text) == want
+
+
+SPACEY = st.lists(st.sampled_from([" ", "  ", "\t", "\n", MARK, "a", "x", ">", "</", "中", "é", "😀"]),
+                  max_size=40).map("".join)
+
+
+@needs_shared
+@settings(max_examples=150, deadline=None)
+@given(text=SPACEY)
+def test_generated_runs(never_cut, text):
+    _, tok, oracle = never_cut
+    assert tok.encode(text) == oracle.encode(text).ids
