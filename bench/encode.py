@@ -80,9 +80,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
 
-ENGINES = ["tagpipe", "tokenizers", "gigatoken", "fastokens", "tiktoken"]
+ENGINES = ["tagpipe", "tagpipe-wholespan", "tokenizers", "gigatoken", "fastokens", "tiktoken"]
 # engines that can add a post-processor's special tokens (BOS/EOS) on request
-ADDS_SPECIAL_TOKENS = {"tagpipe": True, "tokenizers": True, "fastokens": True,
+ADDS_SPECIAL_TOKENS = {"tagpipe": True, "tagpipe-wholespan": True, "tokenizers": True, "fastokens": True,
                        "gigatoken": False, "tiktoken": False}
 CPU_FLAG = 1.3  # a one-thread call whose CPU time exceeds this many times its wall time
 
@@ -122,6 +122,8 @@ class Clock:
 
 
 class TagpipeEngine:
+    OPTIONS: dict = {}
+
     def __init__(self, path: str, special: bool, threads: int):
         try:
             import tagpipe
@@ -133,7 +135,7 @@ class TagpipeEngine:
 
         try:
             with getattr(tagpipe, "delegation_disabled", contextlib.nullcontext)():
-                self.tok = tagpipe.Tokenizer.from_file(path)
+                self.tok = tagpipe.Tokenizer.from_file(path, **self.OPTIONS)
         except Exception as e:  # noqa: BLE001
             if type(e).__name__ == "DelegationError":
                 raise Skip(f"delegates: to the oracle ({e})") from None
@@ -145,6 +147,11 @@ class TagpipeEngine:
             ids, offsets = self.tok.encode_batch_flat(docs, add_special_tokens=self.special,
                                                       num_threads=self.threads)
         return np.asarray(ids, dtype=np.uint32), np.asarray(offsets, dtype=np.int64)
+
+
+class WholeSpanEngine(TagpipeEngine):
+    """tagpipe with MetaspaceRuns off: the same BPE and cache, only the splitter swapped."""
+    OPTIONS = {"metaspace_runs": False}
 
 
 class TokenizersEngine:
@@ -288,7 +295,7 @@ class TiktokenEngine:
         return _flat(out)
 
 
-IMPLS = {"tagpipe": TagpipeEngine, "tokenizers": TokenizersEngine, "gigatoken": GigatokenEngine,
+IMPLS = {"tagpipe": TagpipeEngine, "tagpipe-wholespan": WholeSpanEngine, "tokenizers": TokenizersEngine, "gigatoken": GigatokenEngine,
          "fastokens": FastokensEngine, "tiktoken": TiktokenEngine}
 
 
@@ -516,24 +523,33 @@ def report(model: str, corpora, kinds, thread_counts, cells, run: Run, special: 
 
     def ratio(corpus, threads, tokens):
         ours = value(label("tagpipe", threads), corpus, tokens)[0]
-        peers = [(value(label(k, threads), corpus, tokens)[0], k) for k in kinds if k != "tagpipe"]
+        peers = [(value(label(k, threads), corpus, tokens)[0], k) for k in kinds if not k.startswith("tagpipe")]
         peers = [(v, k) for v, k in peers if v == v]
         if ours != ours or not peers:
             return "—"
         best, who = max(peers)
         return f"{ours / best:.2f}× ({who})"
 
+    def over_whole(corpus, threads, tokens):
+        ours = value(label("tagpipe", threads), corpus, tokens)[0]
+        whole = value(label("tagpipe-wholespan", threads), corpus, tokens)[0]
+        return "—" if ours != ours or whole != whole else f"{ours / whole:.2f}×"
+
     parts = []
     for tokens in (False, True):
         head = ["corpus"] + [f"{k} {t}t" for t in thread_counts for k in kinds]
         if "tagpipe" in kinds:
             head += [f"tagpipe / best peer {t}t" for t in thread_counts]
+        if "tagpipe" in kinds and "tagpipe-wholespan" in kinds:
+            head += [f"tagpipe / whole-span {t}t" for t in thread_counts]
         lines = ["M tokens/s:" if tokens else "MB/s:", "",
                  "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for corpus in corpora:
             row = [corpus] + [value(label(k, t), corpus, tokens)[1] for t in thread_counts for k in kinds]
             if "tagpipe" in kinds:
                 row += [ratio(corpus, t, tokens) for t in thread_counts]
+            if "tagpipe" in kinds and "tagpipe-wholespan" in kinds:
+                row += [over_whole(corpus, t, tokens) for t in thread_counts]
             lines.append("| " + " | ".join(row) + " |")
         parts.append("\n".join(lines))
     notes = [f"add_special_tokens={special}: {note}.", busy[0].upper() + busy[1:] + "."]
@@ -569,11 +585,40 @@ def versions(kinds) -> str:
 
     out = []
     for k in kinds:
+        if k == "tagpipe-wholespan":
+            continue
         try:
             out.append(f"{k} {metadata.version(k)}")
         except metadata.PackageNotFoundError:
             out.append(f"{k} not installed")
     return ", ".join(out)
+
+
+def breakdown(model: str, path: str, corpora, special: bool) -> str:
+    """Where tagpipe's time goes, one thread, on fresh text: Tokenizer.profile's ns/byte per
+    stage after warming on the first slice, for tagpipe and (when the model has it) with
+    MetaspaceRuns off.  Run in this process, after the timed rounds."""
+    import tagpipe
+
+    variants = [("tagpipe", {})]
+    if tagpipe.Tokenizer.from_file(path).metaspace_runs:
+        variants.append(("tagpipe-wholespan", {"metaspace_runs": False}))
+    lines = ["Stage breakdown, ns/byte, one thread (normalize / split = added tokens + pre-tokenizer "
+             "/ model = cache + BPE), warmed on one slice and profiled on the next:", "",
+             "| corpus | " + " | ".join(f"{name} {st}" for name, _ in variants
+                                        for st in ("normalize", "split", "model", "total")) + " |",
+             "|" + "---|" * (1 + 4 * len(variants))]
+    for corpus in corpora:
+        docs = harness.documents(corpus)
+        slices = [docs[:10], docs[10:70]]
+        row = [corpus]
+        for _, options in variants:
+            tok = tagpipe.Tokenizer.from_file(path, **options)
+            tok.encode_batch_flat(slices[0], add_special_tokens=special, num_threads=1)
+            ns = tok.profile(slices[1], add_special_tokens=special)
+            row += [f"{ns[k]:.2f}" for k in ("normalize", "split", "model")] + [f"{sum(ns.values()):.2f}"]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
 
 
 def main() -> int:
@@ -589,6 +634,9 @@ def main() -> int:
     ap.add_argument("--special", choices=["auto", "true", "false"], default="auto",
                     help="add_special_tokens (auto: True unless that is not the same work for "
                          "every engine; see above)")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="add tagpipe's per-stage ns/byte (Tokenizer.profile) under each model")
+    ap.add_argument("--out", default="encode", help="the report's name: bench/results/<out>.md")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -638,12 +686,14 @@ def main() -> int:
         print(f"  {note_busy}")
         ok &= all(c.verified for c in cells) and not any(s.startswith("error") for s in run.status.values())
         parts.append(report(model, args.corpora, kinds, thread_counts, cells, run, special, note, note_busy))
+        if args.breakdown:
+            parts[-1] += "\n\n" + breakdown(model, path, args.corpora, special)
         print(parts[-1] + "\n")
     body = (f"Engines: {versions(kinds)}; {args.rounds} rounds; {args.threads} threads for the "
             f"all-cores columns.  Load average when the run started: {load} on {os.cpu_count()} "
             f"cores.\n\n" + "\n\n".join(parts))
     if not args.no_write:
-        out = harness.write_report("encode", "Encode throughput: one thread and all cores",
+        out = harness.write_report(args.out, "Encode throughput: one thread and all cores",
                                    " ".join(["python bench/encode.py"] + sys.argv[1:]), body)
         print(f"wrote {out}")
     return 0 if ok else 1

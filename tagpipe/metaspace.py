@@ -24,9 +24,17 @@ prove the cut changes no id:
       first and last characters: a cut moves them);
     - no ``dropout`` (random; delegated anyway).
   Any condition failing: no cut (the whole-span path, still exact).  ``explain()`` says which.
+
+* **Pair cuts**, the same proof one character pair at a time: once the conditions above
+  hold, a cut between two ASCII characters x, y is exact if no vocabulary piece has x
+  right before y and both are known (a vocabulary entry, or byte-fallback tokens that no
+  other piece contains -- an unknown character's unk could fuse across the cut).  On
+  llama-2 this cuts around newlines, tabs and most punctuation: "word.\n\nThe" becomes
+  "word." "\n\n" "The", and English text misses the word cache about 2.4 times less often.
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Optional
 
 from tagpipe import _core
@@ -75,9 +83,35 @@ def metaspace_runs(canon: dict[str, Any], norm_steps: list, pre_stages: list[dic
     how = "proof: no vocabulary piece joins a cut" if not guards else (
         f"proof: {len(guards)} crossing piece(s) guarded ({', '.join(map(repr, guards[:3]))}"
         f"{', ...' if len(guards) > 3 else ''})")
-    stage = {"kind": "mark_runs", "literal": mark, "guards": guards}
+    pairs = ascii_cut_pairs(vocab, bool(model.get("byte_fallback")))
+    stage = {"kind": "mark_runs", "literal": mark, "guards": guards, "pairs": pairs}
+    how += f"; and between {sum(pairs)} of the 16384 ASCII character pairs no piece holds"
     return stage, [Step(where, probe, True, "cut before each run of the mark; " + how)]
 
 
 def _crosses(token: str, mark: str) -> bool:
     return any(token[i] == mark and token[i - 1] != mark for i in range(1, len(token)))
+
+
+def ascii_cut_pairs(vocab: dict[str, int], byte_fallback: bool) -> bytes:
+    """pairs[x * 128 + y] = 1 where a cut between ASCII characters x and y is proven exact
+    (the module docstring): both known, and no vocabulary piece holds x right before y."""
+    byte_token = {f"<0x{b:02X}>": b for b in range(128)}
+    known = [chr(c) in vocab or (byte_fallback and f"<0x{c:02X}>" in vocab) for c in range(128)]
+    joined = bytearray(128 * 128)
+    for token in vocab:
+        if token in byte_token:
+            continue
+        for run in _ASCII_RUNS.findall(token):
+            for x, y in zip(run, run[1:]):
+                joined[ord(x) * 128 + ord(y)] = 1
+        # a byte token inside a longer piece: merges do join byte-fallback symbols
+        for m in _BYTE_TOKEN.findall(token):
+            b = int(m, 16)
+            if b < 128:
+                known[b] = known[b] and chr(b) in vocab
+    return bytes(int(known[x] and known[y] and not joined[x * 128 + y]) for x in range(128) for y in range(128))
+
+
+_ASCII_RUNS = re.compile(r"[\x00-\x7f]{2,}")
+_BYTE_TOKEN = re.compile(r"<0x([0-9A-F]{2})>")

@@ -202,3 +202,29 @@ SPACEY = st.lists(st.sampled_from([" ", "  ", "\t", "\n", MARK, "a", "x", ">", "
 def test_generated_runs(never_cut, text):
     _, tok, oracle = never_cut
     assert tok.encode(text) == oracle.encode(text).ids
+
+
+# -- pair cuts ---------------------------------------------------------------------------------
+
+def test_pair_cuts_follow_the_vocabulary():
+    from tagpipe.metaspace import ascii_cut_pairs
+
+    vocab = {t: i for i, t in enumerate([MARK, "a", "b", ".", "a.", "\n", "<unk>", "<0x09>", "<0x0B><0x0B>",
+                                         "<0x0B>"])}
+    pairs = ascii_cut_pairs(vocab, byte_fallback=True)
+    at = lambda x, y: pairs[ord(x) * 128 + ord(y)]  # noqa: E731
+    assert at(".", "b") and at("\n", "a") and at("a", "\n") and at("b", "\t")  # \t known by byte fallback
+    assert not at("a", ".")                   # the piece "a." joins them
+    assert not at("a", "z") and not at("z", "a")  # z unknown: its unk could fuse across
+    assert not at("a", "\x0b")                # its byte token is merged into a longer piece
+    assert not any(ascii_cut_pairs(vocab, byte_fallback=False)[9 * 128 + y] for y in range(128))
+
+
+@pytest.mark.parametrize("fuse", [True, False])
+def test_pair_cuts_exact_with_unknown_characters(fuse):
+    vocab = [MARK, "<unk>", "a", "b", ".", "a.", MARK + "a", "\n"]
+    json_text = bpe_json(vocab, [("a", "."), (MARK, "a")], unk_token="<unk>", fuse_unk=fuse)
+    tok, oracle = both(json_text)
+    assert tok.metaspace_runs
+    for text in ["a.b", "xy", "a.\n\nxy.b", "b.a.\nq", "a\n\nb", "zz..zz", "a. b.\n a"]:
+        assert tok.encode(text) == oracle.encode(text).ids, text

@@ -153,6 +153,10 @@ pretok::StageSpec stage_from(const py::dict& d) {
     s.kind = K::MarkRuns;
     if (d.contains("guards"))
       for (const auto& g : d["guards"].cast<py::list>()) s.guards.push_back(bytes_of(g));
+    if (d.contains("pairs")) {
+      s.pairs = d["pairs"].cast<std::string>();
+      if (s.pairs.size() != 128 * 128) throw py::value_error("mark_runs pairs must be 16384 bytes");
+    }
   }
   else throw py::value_error("unknown stage kind '" + kind + "'");
   return s;

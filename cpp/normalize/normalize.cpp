@@ -1,5 +1,6 @@
 #include "normalize/normalize.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -31,6 +32,28 @@ bool nfc_inert(const uint8_t* s, uint32_t n, Scratch& sc) {
   return true;
 }
 
+// Replace of one ASCII character by a string of up to 4 bytes (llama-2's ' ' -> '▁'), with
+// no origins to keep: every input byte stores 4 bytes -- itself, or the replacement -- and
+// advances by 1 or by the replacement's length, so there is no branch on the text (a
+// space every few bytes would defeat any branch predictor).
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "replace_byte stores a byte as the low one of a word");
+void replace_byte(std::string_view in, uint8_t from, const std::string& to, std::string& out) {
+  uint32_t word = 0;
+  std::memcpy(&word, to.data(), to.size());
+  const size_t step = to.size();
+  out.resize(in.size() * std::max<size_t>(step, 1) + 4);
+  auto* d = reinterpret_cast<uint8_t*>(out.data());
+  const auto* s = reinterpret_cast<const uint8_t*>(in.data());
+  size_t k = 0;
+  for (size_t i = 0; i < in.size(); i++) {
+    const bool hit = s[i] == from;
+    const uint32_t w = hit ? word : s[i];
+    std::memcpy(d + k, &w, 4);
+    k += hit ? step : 1;
+  }
+  out.resize(k);
+}
+
 }  // namespace
 
 bool Normalizer::run(const uint8_t* in, uint32_t n, pretok::Text& out, Scratch& sc, bool need_origin) const {
@@ -59,6 +82,10 @@ bool Normalizer::run(const uint8_t* in, uint32_t n, pretok::Text& out, Scratch& 
         }
         break;
       case Step::Kind::Replace: {
+        if (!need_origin && step.a.size() == 1 && step.b.size() <= 4) {
+          replace_byte(cur, uint8_t(step.a[0]), step.b, dst);
+          break;
+        }
         size_t at = cur.find(step.a);
         if (at == std::string_view::npos) continue;
         size_t done = 0;

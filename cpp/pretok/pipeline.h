@@ -26,7 +26,8 @@ struct StageSpec {
     FixedLength,  // length
     Scripts,      // UnicodeScripts
     MarkRuns,     // MetaspaceRuns: a cut before each run of `literal` (the mark), unless a
-                  // guard token could span it (`guards`: the vocabulary's crossing pieces)
+                  // guard token could span it (`guards`: the vocabulary's crossing pieces),
+                  // and between the ASCII pairs `pairs` marks (128 x 128 bytes, x * 128 + y)
   };
   enum class Prepend : uint8_t { Always, First, Never };
 
@@ -40,6 +41,7 @@ struct StageSpec {
   bool split = true;
   uint32_t length = 5;
   std::vector<std::string> guards;
+  std::string pairs;  // MarkRuns: empty, or 16384 bytes, nonzero where a cut between x and y is proven
 };
 
 // Per-call working memory: tag buffers (one per alphabet, padded for the SIMD readers) and
