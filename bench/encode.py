@@ -1,14 +1,21 @@
 """Encode throughput: tagpipe against the oracle and the fastest peers, one thread and all cores.
 
     python bench/encode.py [--models gpt2 llama3 gpt-4o] [--corpora english code ...]
-                           [--engines tagpipe tokenizers gigatoken fastokens tiktoken]
+                           [--engines tagpipe tokenizers gigatoken fastokens tiktoken
+                                      tagpipe-wholespan] [--breakdown] [--out NAME]
                            [--rounds 5] [--round-docs 60] [--threads N]
                            [--special auto|true|false] [--no-write]
 
-Writes bench/results/encode.md (and prints it): per model, one row per corpus, MB/s for
+Writes bench/results/encode.md (or <NAME>.md; and prints it): per model, one row per corpus, MB/s for
 every engine with one thread and with N threads (default: every core), the ratio
 tagpipe / best peer for both, then the same in millions of tokens/s, the per-round
 figures and the cores each engine really used (CPU time / wall time of its timed calls).
+
+MetaspaceRuns (issue 5): `python bench/encode.py --models llama2 mistral-7b-v0.1 gemma3
+--engines tagpipe tagpipe-wholespan tokenizers gigatoken fastokens --threads 1 --breakdown
+--out metaspace` adds tagpipe with MetaspaceRuns off -- the same BPE and cache, only the
+splitter swapped -- and a "tagpipe / whole-span" column.  --breakdown adds tagpipe's
+Tokenizer.profile (ns/byte of normalize, split and model) per corpus, on fresh text.
 
 Method (bench/harness.py): ~10 kB documents; every engine warms on one slice and is timed on
 fresh slices, one per round, engines interleaved (order rotating); only the engine's own
@@ -625,7 +632,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", nargs="*", default=["gpt2", "llama3", "gpt-4o"])
     ap.add_argument("--corpora", nargs="*", default=harness.CORPORA)
-    ap.add_argument("--engines", nargs="*", default=ENGINES, choices=ENGINES)
+    ap.add_argument("--engines", nargs="*", default=[e for e in ENGINES if e != "tagpipe-wholespan"],
+                    choices=ENGINES, help="tagpipe-wholespan: tagpipe with MetaspaceRuns off (not by default)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--round-docs", type=int, default=60,
                     help="documents per round, at most (default 60, ~600 kB)")

@@ -1,7 +1,9 @@
-"""tagpipe: Hugging Face tokenizers, many times faster, with exactly the same token ids.
+"""tagpipe: Hugging Face tokenizers, faster, with exactly the same token ids.
 
-So far: the tag stream every stage reads (:func:`classify`, on every kernel this CPU runs:
-:func:`kernels`) and native pre-tokenizers (:class:`PreTokenizer`).
+:class:`Tokenizer` encodes a ``tokenizer.json`` natively (or delegates the whole call to
+``tokenizers`` and says why in ``explain()``); :class:`PreTokenizer` runs a pre-tokenizer
+section alone; :func:`classify` is the tag stream every stage reads, on every kernel this
+CPU runs (:func:`kernels`).
 """
 from tagpipe._delegate import DelegationError, delegation_disabled
 from tagpipe._kernels import KernelInfo, kernels, set_kernel
