@@ -162,6 +162,24 @@ pretok::StageSpec stage_from(const py::dict& d) {
   return s;
 }
 
+// Normalizer steps as tagpipe/tokenizer.py plans them: (kind, a, b) tuples.
+std::vector<normalize::Step> norm_steps_from(const py::list& steps) {
+  std::vector<normalize::Step> out;
+  for (const auto& it : steps) {
+    const py::tuple t = it.cast<py::tuple>();
+    const std::string kind = t[0].cast<std::string>();
+    normalize::Step step;
+    if (kind == "prepend") step.kind = normalize::Step::Kind::Prepend;
+    else if (kind == "replace") step.kind = normalize::Step::Kind::Replace;
+    else if (kind == "nfc") step.kind = normalize::Step::Kind::Nfc;
+    else throw py::value_error("unknown normalizer step '" + kind + "'");
+    step.a = t[1].cast<std::string>();
+    step.b = t[2].cast<std::string>();
+    out.push_back(std::move(step));
+  }
+  return out;
+}
+
 class PyPreTokenizer {
  public:
   explicit PyPreTokenizer(const py::list& stages) : impl_(specs(stages)) {}
@@ -314,18 +332,7 @@ class PyEncoder {
   }
   static EncoderSpec spec(const py::dict& d) {
     EncoderSpec s;
-    for (const auto& it : d["normalizer"].cast<py::list>()) {
-      const py::tuple t = it.cast<py::tuple>();
-      const std::string kind = t[0].cast<std::string>();
-      normalize::Step step;
-      if (kind == "prepend") step.kind = normalize::Step::Kind::Prepend;
-      else if (kind == "replace") step.kind = normalize::Step::Kind::Replace;
-      else if (kind == "nfc") step.kind = normalize::Step::Kind::Nfc;
-      else throw py::value_error("unknown normalizer step '" + kind + "'");
-      step.a = t[1].cast<std::string>();
-      step.b = t[2].cast<std::string>();
-      s.normalizer.push_back(std::move(step));
-    }
+    s.normalizer = norm_steps_from(d["normalizer"].cast<py::list>());
     for (const auto& st : d["pre_tokenizer"].cast<py::list>()) s.pre_tokenizer.push_back(stage_from(st.cast<py::dict>()));
     for (const auto& it : d["vocab"].cast<py::list>()) {
       const py::tuple t = it.cast<py::tuple>();
@@ -395,21 +402,7 @@ PYBIND11_MODULE(_core, m) {
       .def("time", &PyPreTokenizer::time, py::arg("data"), py::arg("offsets"));
 
   m.def("normalize", [](const py::list& steps, const std::string& text) -> py::object {
-    py::dict d;
-    d["normalizer"] = steps;
-    std::vector<normalize::Step> parsed;
-    for (const auto& it : steps) {
-      const py::tuple t = it.cast<py::tuple>();
-      const std::string kind = t[0].cast<std::string>();
-      normalize::Step step;
-      step.kind = kind == "prepend" ? normalize::Step::Kind::Prepend
-                : kind == "replace" ? normalize::Step::Kind::Replace
-                                    : normalize::Step::Kind::Nfc;
-      step.a = t[1].cast<std::string>();
-      step.b = t[2].cast<std::string>();
-      parsed.push_back(std::move(step));
-    }
-    normalize::Normalizer n(std::move(parsed));
+    normalize::Normalizer n(norm_steps_from(steps));
     normalize::Scratch scratch;
     pretok::Text out;
     if (!n.run(reinterpret_cast<const uint8_t*>(text.data()), uint32_t(text.size()), out, scratch, false))
@@ -418,21 +411,9 @@ PYBIND11_MODULE(_core, m) {
   }, py::arg("steps"), py::arg("text"), "Runs native normalizer steps on one string (None: not native).");
 
   m.def("probe", [](const py::list& norm_steps, const py::list& stages, const std::string& text) -> py::object {
-    std::vector<normalize::Step> parsed;
-    for (const auto& it : norm_steps) {
-      const py::tuple t = it.cast<py::tuple>();
-      const std::string kind = t[0].cast<std::string>();
-      normalize::Step step;
-      step.kind = kind == "prepend" ? normalize::Step::Kind::Prepend
-                : kind == "replace" ? normalize::Step::Kind::Replace
-                                    : normalize::Step::Kind::Nfc;
-      step.a = t[1].cast<std::string>();
-      step.b = t[2].cast<std::string>();
-      parsed.push_back(std::move(step));
-    }
     std::vector<pretok::StageSpec> specs;
     for (const auto& st : stages) specs.push_back(stage_from(st.cast<py::dict>()));
-    normalize::Normalizer n(std::move(parsed));
+    normalize::Normalizer n(norm_steps_from(norm_steps));
     normalize::Scratch nscratch;
     pretok::Text normalized;
     if (!n.run(reinterpret_cast<const uint8_t*>(text.data()), uint32_t(text.size()), normalized, nscratch, true))
