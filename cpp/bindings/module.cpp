@@ -322,6 +322,7 @@ class PyEncoder {
     }
     py::dict d;
     d["normalize"] = st.normalize, d["split"] = st.split, d["model"] = st.model;
+    d["pieces"] = st.pieces, d["misses"] = st.misses, d["miss_ns"] = st.miss_ns;
     return d;
   }
   size_t cache_bytes() const { return impl_.cache_bytes(); }

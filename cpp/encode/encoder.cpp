@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 namespace tagpipe {
@@ -75,7 +76,9 @@ void Encoder::clear_cache() const {
 
 // The pieces the pre-tokenizer left in w.pieces: each from the cache, else BPE (then
 // cached).  The cache slots are requested a few pieces ahead, and a short piece's hit
-// writes its four id slots at once (IdSink keeps the room).
+// writes its four id slots at once (IdSink keeps the room).  A miss leaves a hole in the
+// sink and waits for a few more: Bpe::encode_many merges them together (a repeat of a
+// waiting piece joins its job), then the ids are spliced into the holes.
 void Encoder::encode_pieces(Worker& w, WordCache& cache) const {
   const pretok::Text& t = w.pieces.text;
   const std::vector<pretok::Piece>& pieces = w.pieces.pieces;
@@ -100,10 +103,43 @@ void Encoder::encode_pieces(Worker& w, WordCache& cache) const {
       sink.append(w.bpe_out.data(), w.bpe_out.size());
       continue;
     }
-    bpe_.encode(p, n, t.byte_mapped, w.bpe_out, w.bpe);
-    cache.insert(p, n, w.bpe_out.data(), uint32_t(w.bpe_out.size()));
-    sink.append(w.bpe_out.data(), w.bpe_out.size());
+    size_t job = 0;
+    while (job < w.jobs.size() && !(w.jobs[job].n == n && std::memcmp(w.jobs[job].s, p, n) == 0)) job++;
+    if (job == w.jobs.size()) w.jobs.push_back({p, n});
+    w.holes.push_back({sink.size, job});
+    if (w.jobs.size() == Bpe::kMaxJobs) flush_misses(w, cache, t.byte_mapped);
   }
+  flush_misses(w, cache, t.byte_mapped);
+  if (w.times) w.times->pieces += int64_t(count);
+}
+
+void Encoder::flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const {
+  if (w.holes.empty()) return;
+  Timer timer(w.times ? &w.times->miss_ns : nullptr);
+  w.bpe_out.clear();
+  bpe_.encode_many(w.jobs.data(), w.jobs.size(), byte_mapped, w.bpe_out, w.bpe);
+  const uint32_t* ids = w.bpe_out.data();
+  for (const BpeJob& j : w.jobs) cache.insert(j.s, j.n, ids + j.first, j.count);
+  // Splice, from the back: each stretch of hits after a hole moves right by the ids of
+  // the holes up to it, then the hole's ids go in front of it.
+  size_t extra = 0;
+  for (const Worker::Hole& h : w.holes) extra += w.jobs[h.job].count;
+  IdSink& sink = w.sink;
+  sink.room(extra);
+  uint32_t* base = sink.buf.data();
+  size_t end = sink.size, shift = extra;
+  for (size_t h = w.holes.size(); h-- > 0;) {
+    const Worker::Hole& hole = w.holes[h];
+    const BpeJob& job = w.jobs[hole.job];
+    std::memmove(base + hole.at + shift, base + hole.at, (end - hole.at) * sizeof(uint32_t));
+    shift -= job.count;
+    std::memcpy(base + hole.at + shift, ids + job.first, job.count * sizeof(uint32_t));
+    end = hole.at;
+  }
+  sink.size += extra;
+  if (w.times) w.times->misses += int64_t(w.holes.size());
+  w.jobs.clear();
+  w.holes.clear();
 }
 
 // One gap between raw added tokens: normalize, split out the normalized added tokens,

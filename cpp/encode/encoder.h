@@ -52,6 +52,7 @@ struct IdSink {
 // Where the time goes (Encoder::profile): nanoseconds per stage.
 struct StageTimes {
   int64_t normalize = 0, split = 0, model = 0;  // split: added tokens + pre-tokenizer
+  int64_t pieces = 0, misses = 0, miss_ns = 0;   // the model's pieces, its cache misses, their time
 };
 
 struct Worker {
@@ -62,6 +63,12 @@ struct Worker {
   pretok::PreTokenized pieces;
   normalize::Scratch norm;
   BpeScratch bpe;
+  std::vector<BpeJob> jobs;  // the word cache's misses waiting for BPE, at most Bpe::kMaxJobs
+  struct Hole {
+    size_t at;    // where in the sink the job's ids go (a position before any of them is in)
+    size_t job;
+  };
+  std::vector<Hole> holes;
   std::vector<added::Segment> raw_segments, norm_segments;
   pretok::Text gap, sub;
 };
@@ -97,6 +104,7 @@ class Encoder {
   bool encode_with(const uint8_t* s, uint32_t n, bool add_special, Worker& w, WordCache& cache) const;
   bool encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& w, WordCache& cache) const;
   void encode_pieces(Worker& w, WordCache& cache) const;
+  void flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const;
   WordCache* acquire_cache() const;
   void release_cache(WordCache* c) const;
 

@@ -172,38 +172,55 @@ void Bpe::merge_all(BpeScratch& sc) const {
 // vocabulary strings share an id, and then merge_all runs instead.)  For words of at most
 // kScanMax symbols, on the stack: each merge costs two merge-table lookups, for the two
 // pairs it forms, and a scan of at most kScanMax ranks finds the next one.
-void Bpe::merge_small(const uint32_t* ids, uint32_t n, std::vector<uint32_t>& out) const {
-  uint32_t id[kScanMax], rank[kScanMax], result[kScanMax];
-  uint8_t next[kScanMax], prev[kScanMax];  // kScanMax = none
+void Bpe::small_start(SmallWord& w, const uint32_t* ids, uint32_t n) const {
+  w.n = n;
+  w.stale = 0;
   for (uint32_t i = 0; i < n; i++) {
-    id[i] = ids[i];
-    next[i] = uint8_t(i + 1 < n ? i + 1 : kScanMax);
-    prev[i] = uint8_t(i > 0 ? i - 1 : kScanMax);
+    w.id[i] = ids[i];
+    w.rank[i] = UINT32_MAX;
+    w.next[i] = uint8_t(i + 1 < n ? i + 1 : kScanMax);
+    w.prev[i] = uint8_t(i > 0 ? i - 1 : kScanMax);
   }
   // The first lookups are independent: start all their memory reads before using any
   // (a new word's pairs are mostly cold in the cache).
-  for (uint32_t i = 0; i + 1 < n; i++) merges_.prefetch(id[i], id[i + 1]);
-  for (uint32_t i = 0; i < n; i++)
-    if (i + 1 >= n || !merges_.find(id[i], id[i + 1], rank[i], result[i])) rank[i] = UINT32_MAX;
-  for (;;) {
-    uint32_t best = 0, best_rank = UINT32_MAX;
-    for (uint32_t i = 0; i < n; i++) {  // the leftmost of the lowest rank (dead symbols have none)
-      const bool lower = rank[i] < best_rank;
-      best = lower ? i : best;
-      best_rank = lower ? rank[i] : best_rank;
-    }
-    if (best_rank == UINT32_MAX) break;
-    const uint32_t gone = next[best];
-    id[best] = result[best];
-    next[best] = next[gone];
-    rank[gone] = UINT32_MAX;
-    const uint32_t after = next[best], before = prev[best];
-    if (after < kScanMax) prev[after] = uint8_t(best), merges_.prefetch(id[best], id[after]);
-    if (before < kScanMax) merges_.prefetch(id[before], id[best]);
-    if (after >= kScanMax || !merges_.find(id[best], id[after], rank[best], result[best])) rank[best] = UINT32_MAX;
-    if (before < kScanMax && !merges_.find(id[before], id[best], rank[before], result[before])) rank[before] = UINT32_MAX;
+  for (uint32_t i = 0; i + 1 < n; i++) merges_.prefetch(ids[i], ids[i + 1]), w.stale |= 1u << i;
+}
+
+bool Bpe::small_step(SmallWord& w) const {
+  for (uint32_t b = w.stale; b; b &= b - 1) {  // the pairs the last merge formed (prefetched then)
+    const uint32_t i = uint32_t(__builtin_ctz(b)), after = w.next[i];
+    if (after >= kScanMax || !merges_.find(w.id[i], w.id[after], w.rank[i], w.result[i])) w.rank[i] = UINT32_MAX;
   }
-  for (uint32_t i = 0; i < kScanMax && i < n; i = next[i]) out.push_back(id[i]);
+  w.stale = 0;
+  uint32_t best = 0, best_rank = UINT32_MAX;
+  for (uint32_t i = 0; i < w.n; i++) {  // the leftmost of the lowest rank (dead symbols have none)
+    const bool lower = w.rank[i] < best_rank;
+    best = lower ? i : best;
+    best_rank = lower ? w.rank[i] : best_rank;
+  }
+  if (best_rank == UINT32_MAX) return true;
+  const uint32_t gone = w.next[best];
+  w.id[best] = w.result[best];
+  w.next[best] = w.next[gone];
+  w.rank[gone] = UINT32_MAX;
+  const uint32_t after = w.next[best], before = w.prev[best];
+  if (after < kScanMax) w.prev[after] = uint8_t(best), merges_.prefetch(w.id[best], w.id[after]);
+  w.rank[best] = UINT32_MAX;
+  w.stale |= 1u << best;
+  if (before < kScanMax) merges_.prefetch(w.id[before], w.id[best]), w.stale |= 1u << before;
+  return false;
+}
+
+void Bpe::small_emit(const SmallWord& w, std::vector<uint32_t>& out) const {
+  for (uint32_t i = 0; i < kScanMax && i < w.n; i = w.next[i]) out.push_back(w.id[i]);
+}
+
+void Bpe::merge_small(const uint32_t* ids, uint32_t n, std::vector<uint32_t>& out) const {
+  SmallWord w;
+  small_start(w, ids, n);
+  while (!small_step(w)) {
+  }
+  small_emit(w, out);
 }
 
 // merge_small's order for long words (a Chinese sentence is one piece): the lowest
@@ -249,70 +266,116 @@ void Bpe::merge_large(BpeScratch& sc, std::vector<uint32_t>& out) const {
     if (x.alive) out.push_back(x.id);
 }
 
-void Bpe::encode(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint32_t>& out,
-                 BpeScratch& sc) const {
-  if (n == 0) return;
-  if (opt_.ignore_merges) {
-    const uint32_t id = byte_mapped ? byte_vocab_.get(s, n) : vocab_.get(s, n);
-    if (id != kMissing) {
-      out.push_back(id);
-      return;
-    }
-  }
-  sc.symbols.clear();
-  // The common case, a short ByteLevel word without prefix / suffix: one symbol per byte.
-  if (byte_mapped && n <= kScanMax && simple_bytes_ && !duplicate_ids_) {
-    uint32_t ids[kScanMax];
+uint32_t Bpe::whole_piece(const uint8_t* s, uint32_t n, bool byte_mapped) const {
+  if (!opt_.ignore_merges) return kMissing;
+  return byte_mapped ? byte_vocab_.get(s, n) : vocab_.get(s, n);
+}
+
+// One character of a plain piece as a BMP vocabulary token, or (bytes = true) as its
+// <0xXX> tokens when it has none and byte_fallback has them all; false when neither
+// (no unk can be pending here: that case takes the general path).
+bool Bpe::bmp_symbol(const uint8_t* c, uint32_t len, uint32_t left, uint32_t& id, bool& bytes) const {
+  if (len > 3 || len > left) return false;
+  uint32_t cp = len == 1 ? c[0] : c[0] & (0xFF >> (len + 1));
+  for (uint32_t k = 1; k < len; k++) cp = (cp << 6) | (c[k] & 0x3F);
+  id = bmp_id_[cp];
+  bytes = id == kMissing && opt_.byte_fallback && byte_fallback_ok(c, len);
+  return id != kMissing || bytes;
+}
+
+// The initial symbols of the common short pieces, when there are at most kScanMax: a
+// ByteLevel word whose bytes are all tokens, or a plain word of BMP tokens (and <0xXX>
+// byte-fallback tokens), with no continuing_subword_prefix / end_of_word_suffix.
+bool Bpe::small_symbols(const uint8_t* s, uint32_t n, bool byte_mapped, uint32_t* ids, uint32_t& count) const {
+  count = 0;
+  if (!simple_bytes_ || duplicate_ids_) return false;
+  if (byte_mapped) {
+    if (n > kScanMax) return false;
     bool all_known = true;
     for (uint32_t i = 0; i < n; i++) {
       ids[i] = byte_char_id_[1][0][s[i]];  // (no prefix/suffix: every variant is the same)
       all_known &= ids[i] != kMissing;
     }
-    if (all_known) {
-      merge_small(ids, n, out);
-      return;
-    }
+    count = n;
+    return all_known;
   }
-  // The common case without ByteLevel (Metaspace pieces, ...): every character a BMP token.
+  for (uint32_t i = 0; i < n;) {
+    const uint32_t len = utf8_length(s[i]);
+    uint32_t id = kMissing;
+    bool bytes = false;
+    if (!bmp_symbol(s + i, len, n - i, id, bytes)) return false;
+    for (uint32_t k = 0; k < (bytes ? len : 1); k++) {
+      if (count == kScanMax) return false;
+      ids[count++] = bytes ? byte_token_[s[i + k]] : id;
+    }
+    i += len;
+  }
+  return true;
+}
+
+void Bpe::encode_many(BpeJob* jobs, size_t count, bool byte_mapped, std::vector<uint32_t>& ids,
+                      BpeScratch& sc) const {
+  SmallWord words[kMaxJobs];
+  BpeJob* owner[kMaxJobs];
+  size_t live = 0;
+  for (size_t j = 0; j < count; j++) {
+    BpeJob& job = jobs[j];
+    job.first = uint32_t(ids.size());
+    uint32_t init[kScanMax], m = 0;
+    if (job.n && live < kMaxJobs && whole_piece(job.s, job.n, byte_mapped) == kMissing &&
+        small_symbols(job.s, job.n, byte_mapped, init, m) && m) {
+      small_start(words[live], init, m);
+      owner[live++] = &job;
+      continue;
+    }
+    encode(job.s, job.n, byte_mapped, ids, sc);  // (the rare ones, one after another)
+    job.count = uint32_t(ids.size()) - job.first;
+  }
+  while (live)
+    for (size_t i = 0; i < live;) {
+      if (!small_step(words[i])) {
+        i++;
+        continue;
+      }
+      BpeJob& job = *owner[i];
+      job.first = uint32_t(ids.size());
+      small_emit(words[i], ids);
+      job.count = uint32_t(ids.size()) - job.first;
+      --live;
+      if (i != live) words[i] = words[live], owner[i] = owner[live];
+    }
+}
+
+void Bpe::encode(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint32_t>& out,
+                 BpeScratch& sc) const {
+  if (n == 0) return;
+  if (const uint32_t id = whole_piece(s, n, byte_mapped); id != kMissing) {
+    out.push_back(id);
+    return;
+  }
+  uint32_t ids[kScanMax], count = 0;
+  if (small_symbols(s, n, byte_mapped, ids, count)) {
+    if (count) merge_small(ids, count, out);
+    return;
+  }
+  sc.symbols.clear();
+  // Without ByteLevel, a word of more than kScanMax characters, each a BMP token
+  // (a Chinese sentence in a Metaspace pipeline): the tournament tree.
   if (!byte_mapped && simple_bytes_ && !duplicate_ids_) {
-    uint32_t ids[kScanMax];
-    uint32_t count = 0;
     bool fast = true;
-    sc.symbols.clear();
     for (uint32_t i = 0; i < n && fast;) {
       const uint32_t len = utf8_length(s[i]);
-      if (len > 3 || i + len > n) {
-        fast = false;
-        break;
-      }
-      uint32_t cp = len == 1 ? s[i] : s[i] & (0xFF >> (len + 1));
-      for (uint32_t k = 1; k < len; k++) cp = (cp << 6) | (s[i + k] & 0x3F);
-      const uint32_t id = bmp_id_[cp];
-      // A character missing from the vocabulary is its <0xXX> tokens when byte_fallback
-      // has them all (no unk can be pending here: that path is the general one below).
-      const bool bytes = id == kMissing && opt_.byte_fallback && byte_fallback_ok(s + i, len);
-      if (id == kMissing && !bytes) {
-        fast = false;
-        break;
-      }
-      for (uint32_t k = 0; k < (bytes ? len : 1); k++) {
-        const uint32_t sid = bytes ? byte_token_[s[i + k]] : id;
-        if (count < kScanMax && sc.symbols.empty()) {
-          ids[count++] = sid;
-          continue;
-        }
-        if (sc.symbols.empty())
-          for (uint32_t j = 0; j < count; j++) sc.symbols.push_back({ids[j], int32_t(j) - 1, int32_t(j) + 1, true});
-        sc.symbols.push_back({sid, int32_t(sc.symbols.size()) - 1, int32_t(sc.symbols.size()) + 1, true});
+      uint32_t id = kMissing;
+      bool bytes = false;
+      fast = bmp_symbol(s + i, len, n - i, id, bytes);
+      for (uint32_t k = 0; fast && k < (bytes ? len : 1); k++) {
+        const int32_t at = int32_t(sc.symbols.size());
+        sc.symbols.push_back({bytes ? byte_token_[s[i + k]] : id, at - 1, at + 1, true});
       }
       i += len;
     }
     if (fast) {
-      if (sc.symbols.empty()) {
-        if (count) merge_small(ids, count, out);
-      } else {
-        merge_large(sc, out);
-      }
+      merge_large(sc, out);
       return;
     }
     sc.symbols.clear();

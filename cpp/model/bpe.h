@@ -46,13 +46,26 @@ struct BpeScratch {
   std::string text;  // a character with its prefix / suffix
 };
 
+// A piece for Bpe::encode_many; its ids are ids[first, first + count) afterwards.
+struct BpeJob {
+  const uint8_t* s;
+  uint32_t n;
+  uint32_t first = 0, count = 0;
+};
+
 class Bpe {
  public:
+  static constexpr size_t kMaxJobs = 16;
   Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions options);
 
   // Appends the ids of one piece: its bytes as the pre-tokenizer left them; with
   // `byte_mapped` each byte is one ByteLevel character.
   void encode(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint32_t>& out, BpeScratch& scratch) const;
+  // The same for up to kMaxJobs pieces at once (the word cache's misses): the short words
+  // advance one merge at a time, round robin, so that while one waits for its merge-table
+  // lookups the others compute -- a new word's lookups miss the CPU caches, and one word
+  // alone can only wait for them one merge after another.
+  void encode_many(BpeJob* jobs, size_t count, bool byte_mapped, std::vector<uint32_t>& ids, BpeScratch& scratch) const;
 
   const StringTable& vocab() const { return vocab_; }
 
@@ -61,8 +74,21 @@ class Bpe {
                 uint32_t& pending_unk) const;
   void push_symbol(uint32_t id, BpeScratch& sc) const;
   bool byte_fallback_ok(const uint8_t* c, uint32_t len) const;
+  bool bmp_symbol(const uint8_t* c, uint32_t len, uint32_t left, uint32_t& id, bool& bytes) const;
   void merge_all(BpeScratch& sc) const;       // the oracle's priority queue
   static constexpr uint32_t kScanMax = 16;   // longer words: the queue (the scan is quadratic)
+  // A word of at most kScanMax symbols being merged, resumable one merge at a time.
+  struct SmallWord {
+    uint32_t id[kScanMax], rank[kScanMax], result[kScanMax];
+    uint8_t next[kScanMax], prev[kScanMax];  // kScanMax = none
+    uint32_t n;
+    uint32_t stale;  // bit i: the pair at i is to be looked up (its slot was prefetched)
+  };
+  uint32_t whole_piece(const uint8_t* s, uint32_t n, bool byte_mapped) const;  // ignore_merges
+  bool small_symbols(const uint8_t* s, uint32_t n, bool byte_mapped, uint32_t* ids, uint32_t& count) const;
+  void small_start(SmallWord& w, const uint32_t* ids, uint32_t n) const;
+  bool small_step(SmallWord& w) const;  // one merge; true when no pair merges any more
+  void small_emit(const SmallWord& w, std::vector<uint32_t>& out) const;
   void merge_small(const uint32_t* ids, uint32_t n, std::vector<uint32_t>& out) const;  // the same order, by scanning
   void merge_large(BpeScratch& sc, std::vector<uint32_t>& out) const;  // the same order, tournament tree
 
