@@ -631,6 +631,67 @@ def breakdown(model: str, path: str, corpora, special: bool) -> str:
     return "\n".join(lines)
 
 
+def load_average() -> str:
+    try:
+        return Path("/proc/loadavg").read_text().split()[0]
+    except OSError:
+        return "?"
+
+
+def header(kinds, rounds: int, threads: int, load: str) -> str:
+    """The line above the model sections: engine versions, rounds, threads, load."""
+    return (f"Engines: {versions(kinds)}; {rounds} rounds; {threads} threads for the "
+            f"all-cores columns.  Load average when the run started: {load} on {os.cpu_count()} "
+            f"cores.")
+
+
+def run_models(models, corpora, kinds, thread_counts, rounds: int, round_docs: int,
+               special: str = "auto", with_breakdown: bool = False):
+    """Measure every model (two worker processes each), printing as it goes.  Returns (the
+    models' markdown sections, {model: harness cells}, whether every id verified and no engine
+    failed)."""
+    parts, results, ok = [], {}, True
+    for model in models:
+        path = str(harness.shared_dir() / "tokenizers" / model / "tokenizer.json")
+        probe = Reference(path, True).tok
+        adds = probe.encode("Hello world", add_special_tokens=True).ids != \
+            probe.encode("Hello world", add_special_tokens=False).ids
+        cannot = [k for k in kinds if not ADDS_SPECIAL_TOKENS[k]]
+        if special != "auto":
+            add, note = special == "true", "set with --special"
+        elif not adds:
+            add, note = True, "the post-processor adds nothing (True and False give the same ids)"
+        elif not cannot:
+            add, note = True, "every engine adds the post-processor's tokens"
+        else:
+            add, note = False, (f"on every engine, because the post-processor adds tokens and "
+                                f"{', '.join(cannot)} cannot")
+        ref = Reference(path, add)
+        print(f"{model}: MB/s per round (add_special_tokens={add})")
+        workers = {t: Worker(t) for t in thread_counts}
+        run, cells = Run(), []
+        background = Background([os.getpid()] + [w.proc.pid for w in workers.values()])
+        try:
+            engines = model_engines(path, kinds, thread_counts, workers, ref, add, adds, run)
+            for corpus in corpora if engines else []:
+                run.corpus = corpus
+                cells += harness.measure(engines, [corpus], rounds=rounds, max_round_docs=round_docs)
+            busy = background.cores()
+        finally:
+            for w in workers.values():
+                w.close()
+        note_busy = (f"other processes kept {busy:.2f} of {os.cpu_count()} cores busy during this "
+                     f"model's run" + (" -- the N-thread columns are not trustworthy" if busy > 0.25 else ""))
+        print(f"  {note_busy}")
+        ok &= all(c.verified for c in cells) and not any(s.startswith("error") for s in run.status.values())
+        parts.append(report(model, corpora, kinds, thread_counts, cells, run, add, note, note_busy))
+        if with_breakdown:
+            parts[-1] += "\n\n" + breakdown(model, path, corpora, add)
+        print(parts[-1] + "\n")
+        results[model] = cells
+    return "\n\n".join(parts), results, ok
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", nargs="*", default=["gpt2", "llama3", "gpt-4o"])
@@ -656,53 +717,11 @@ def main() -> int:
 
     kinds = [k for k in ENGINES if k in args.engines]
     thread_counts = [1] if args.threads <= 1 else [1, args.threads]
-    try:
-        load = Path("/proc/loadavg").read_text().split()[0]
-    except OSError:
-        load = "?"
+    load = load_average()
     print(f"load average before the run: {load} on {os.cpu_count()} cores")
-    parts, ok = [], True
-    for model in args.models:
-        path = str(harness.shared_dir() / "tokenizers" / model / "tokenizer.json")
-        probe = Reference(path, True).tok
-        adds = probe.encode("Hello world", add_special_tokens=True).ids != \
-            probe.encode("Hello world", add_special_tokens=False).ids
-        cannot = [k for k in kinds if not ADDS_SPECIAL_TOKENS[k]]
-        if args.special != "auto":
-            special, note = args.special == "true", "set with --special"
-        elif not adds:
-            special, note = True, "the post-processor adds nothing (True and False give the same ids)"
-        elif not cannot:
-            special, note = True, "every engine adds the post-processor's tokens"
-        else:
-            special, note = False, (f"on every engine, because the post-processor adds tokens and "
-                                    f"{', '.join(cannot)} cannot")
-        ref = Reference(path, special)
-        print(f"{model}: MB/s per round (add_special_tokens={special})")
-        workers = {t: Worker(t) for t in thread_counts}
-        run, cells = Run(), []
-        background = Background([os.getpid()] + [w.proc.pid for w in workers.values()])
-        try:
-            engines = model_engines(path, kinds, thread_counts, workers, ref, special, adds, run)
-            for corpus in args.corpora if engines else []:
-                run.corpus = corpus
-                cells += harness.measure(engines, [corpus], rounds=args.rounds,
-                                         max_round_docs=args.round_docs)
-            busy = background.cores()
-        finally:
-            for w in workers.values():
-                w.close()
-        note_busy = (f"other processes kept {busy:.2f} of {os.cpu_count()} cores busy during this "
-                     f"model's run" + (" -- the N-thread columns are not trustworthy" if busy > 0.25 else ""))
-        print(f"  {note_busy}")
-        ok &= all(c.verified for c in cells) and not any(s.startswith("error") for s in run.status.values())
-        parts.append(report(model, args.corpora, kinds, thread_counts, cells, run, special, note, note_busy))
-        if args.breakdown:
-            parts[-1] += "\n\n" + breakdown(model, path, args.corpora, special)
-        print(parts[-1] + "\n")
-    body = (f"Engines: {versions(kinds)}; {args.rounds} rounds; {args.threads} threads for the "
-            f"all-cores columns.  Load average when the run started: {load} on {os.cpu_count()} "
-            f"cores.\n\n" + "\n\n".join(parts))
+    sections, _, ok = run_models(args.models, args.corpora, kinds, thread_counts, args.rounds,
+                                 args.round_docs, args.special, args.breakdown)
+    body = header(kinds, args.rounds, args.threads, load) + "\n\n" + sections
     if not args.no_write:
         out = harness.write_report(args.out, "Encode throughput: one thread and all cores",
                                    " ".join(["python bench/encode.py"] + sys.argv[1:]), body)

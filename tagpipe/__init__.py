@@ -9,11 +9,12 @@ from tagpipe._delegate import DelegationError, delegation_disabled
 from tagpipe._kernels import KernelInfo, kernels, set_kernel
 from tagpipe._kernels import _apply_env as _apply_kernel_env
 from tagpipe.classify import Alphabet, Classified, alphabets, classify
+from tagpipe.hub import from_pretrained
 from tagpipe.pretokenizer import PreTokenized, PreTokenizer
 from tagpipe.tokenizer import Tokenizer
 
 __version__ = "0.1.0"
 __all__ = ["Alphabet", "Classified", "DelegationError", "KernelInfo", "PreTokenized", "PreTokenizer",
-           "Tokenizer", "alphabets", "classify", "delegation_disabled", "kernels", "set_kernel"]
+           "Tokenizer", "alphabets", "classify", "delegation_disabled", "from_pretrained", "kernels", "set_kernel"]
 
 _apply_kernel_env()

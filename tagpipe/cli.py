@@ -5,16 +5,23 @@
         bundled GPT-2 tokenizer on one thread and on every core, check the ids against
         tokenizers when it is installed, and show the tag stream and the kernels
 
-    tagpipe encode MODEL FILE... [-o ids.npz] [--lines] [--threads N] [--no-special]
-        encode files (each one document, or each line with --lines; "-" is stdin) into
-        one .npz of ids (uint32) and offsets (int64; document i is ids[offsets[i]:
-        offsets[i + 1]]), with progress on stderr
+    tagpipe encode MODEL INPUT... -o OUT [--lines | --blank-lines | --separator S]
+                   [--field F] [--column C] [--format bin|npy] [--errors strict|replace|skip]
+                   [--threads N] [--no-special] [--progress]
+        encode text, JSON Lines or Parquet files into OUT.bin (uint16/uint32 ids), OUT.idx
+        (uint64 document offsets) and OUT.json, streaming, on every core
+        (tagpipe encode --help says more)
+
+    tagpipe bench [MODEL] [FILES...] [--threads N] [--rounds 3] [--engines ...]
+        tagpipe against tokenizers (and gigatoken, fastokens, tiktoken when installed), one
+        thread and every core, MB/s and tokens/s, every id checked (default: the bundled
+        GPT-2 on the Python standard library's source)
 
     tagpipe explain MODEL
         what runs natively and what is delegated to tokenizers, stage by stage
 
-MODEL is a tokenizer.json, a directory holding one, or "bundled" (GPT-2, shipped with
-tagpipe).
+MODEL is a tokenizer.json, a directory holding one, "bundled" (GPT-2, shipped with tagpipe),
+or a Hugging Face Hub repo id (needs huggingface_hub: pip install "tagpipe[hub]").
 """
 from __future__ import annotations
 
@@ -26,12 +33,12 @@ import sysconfig
 import time
 from importlib import resources
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 
 import numpy as np
 
 import tagpipe
-from tagpipe import _core
+from tagpipe import _core, benchmark, corpus, encode_files, tokenfile
 
 SENTENCE = "It's 3.5km to 東京, naïve!"
 DOC_BYTES = 10_000
@@ -44,15 +51,13 @@ def bundled_tokenizer_json() -> str:
 
 
 def load_model(model: str) -> tuple[tagpipe.Tokenizer, str]:
-    """A Tokenizer from a tokenizer.json, a directory holding one, or "bundled"."""
+    """A Tokenizer from a tokenizer.json, a directory holding one, "bundled", or a Hub id."""
     if model == "bundled":
         return tagpipe.Tokenizer.from_str(bundled_tokenizer_json()), "the bundled GPT-2"
     path = Path(model)
     if path.is_dir():
         path = path / "tokenizer.json"
-        if not path.is_file():
-            raise ValueError(f"{model} has no tokenizer.json")
-    return tagpipe.Tokenizer.from_file(path), str(path)
+    return tagpipe.from_pretrained(model), str(path) if path.exists() else f"{model} (Hugging Face Hub)"
 
 
 def sample_text() -> str:
@@ -135,56 +140,62 @@ def demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _documents(paths: list[str], lines: bool) -> Iterator[tuple[str, int]]:
-    """(document, its size in bytes) from files or stdin ("-")."""
-    for p in paths:
-        data = sys.stdin.buffer.read() if p == "-" else Path(p).read_bytes()
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise SystemExit(f"tagpipe encode: {p} is not UTF-8 (byte {e.start})") from None
-        if lines:
-            for line in text.splitlines(keepends=True):
-                yield line, len(line.encode("utf-8"))
-        else:
-            yield text, len(data)
+def _total_bytes(inputs: list[str], kind: str) -> Optional[int]:
+    """The input size progress can count against (None when it cannot know it)."""
+    if any(p == "-" or p.endswith(".gz") or (kind == "auto" and corpus.kind_of(p) == "parquet")
+           or kind == "parquet" for p in inputs):
+        return None
+    try:
+        return sum(os.path.getsize(p) for p in inputs)
+    except OSError:
+        return None
+
+
+ENCODE_HELP = """Encode corpus files into a token file, streaming in bounded memory, on every core.
+
+Inputs: text files (each file one document; or --lines, --blank-lines, --separator S),
+JSON Lines (--field, default "text") and Parquet (--column, default "text"; needs pyarrow).
+Output (tagpipe/tokenfile.py): OUT.bin holds every document's ids back to back, uint16 when
+the vocabulary fits, else uint32 (the manifest names the dtype); OUT.idx holds uint64 offsets,
+one more than the documents (document i is ids[idx[i]:idx[i + 1]]); OUT.json, written last,
+is the manifest.  Read them with numpy alone:
+
+    meta = json.load(open("OUT.json"))
+    ids = np.memmap("OUT.bin", dtype=meta["dtype"], mode="r")
+    idx = np.fromfile("OUT.idx", dtype="<u8")
+
+Files appear only when complete (written under temporary names and renamed).  Progress
+goes to stderr on a terminal; in pipes and logs the command is quiet unless --progress.
+"""
 
 
 def encode(args: argparse.Namespace) -> int:
-    tok, _ = load_model(args.model)
-    if not tok.native:
+    tok, name = load_model(args.model)
+    show = sys.stderr.isatty() if args.progress is None else args.progress
+    if not tok.native and show:
         print("tagpipe encode: this tokenizer is delegated to tokenizers (slow):\n" + tok.explain(), file=sys.stderr)
-    total = sum(os.path.getsize(p) for p in args.files if p != "-") or None
-    parts, counts, batch, batch_bytes, done = [], [], [], 0, 0
-    t0 = time.perf_counter()
-
-    def flush() -> None:
-        nonlocal batch, batch_bytes, done
-        if not batch:
-            return
-        ids, offsets = tok.encode_batch_flat(batch, add_special_tokens=not args.no_special, num_threads=args.threads)
-        parts.append(ids)
-        counts.append(np.diff(offsets))
-        done += batch_bytes
-        batch, batch_bytes = [], 0
-        rate = done / max(time.perf_counter() - t0, 1e-9) / 1e6
-        of = f" of {total / 1e6:.1f}" if total else ""
-        print(f"\r  {done / 1e6:.1f}{of} MB, {sum(len(p) for p in parts):,} ids, {rate:.1f} MB/s",
-              end="", file=sys.stderr, flush=True)
-
-    for doc, size in _documents(args.files, args.lines):
-        batch.append(doc)
-        batch_bytes += size
-        if batch_bytes >= args.batch_megabytes * 1e6:
-            flush()
-    flush()
-    print(file=sys.stderr)
-    ids = np.concatenate(parts) if parts else np.zeros(0, np.uint32)
-    offsets = np.zeros(sum(len(c) for c in counts) + 1, dtype=np.int64)
-    if counts:
-        np.cumsum(np.concatenate(counts), out=offsets[1:])
-    np.savez(args.out, ids=ids, offsets=offsets)
-    print(f"wrote {args.out}: {len(offsets) - 1} documents, {len(ids):,} ids", file=sys.stderr)
+    split = ("separator" if args.separator else "lines" if args.lines else "blank" if args.blank_lines else "file")
+    fmt = "npy" if args.out.endswith(".npy") else args.format
+    opts = encode_files.Options(kind=args.input_format, split=split, separator=args.separator or "",
+                                field=args.field, column=args.column, errors=args.errors, fmt=fmt,
+                                add_special_tokens=not args.no_special, threads=args.threads,
+                                batch_bytes=int(args.batch_megabytes * 1e6))
+    progress = encode_files.Progress(_total_bytes(args.inputs, args.input_format), show, sys.stderr)
+    encode_files.terminate_cleanly()
+    try:
+        r = encode_files.encode_files(tok, args.inputs, args.out, opts, progress=progress, model=name)
+    except corpus.InputError as err:
+        print(f"tagpipe encode: {err}", file=sys.stderr)
+        return 2
+    if show:
+        m = r.meta
+        skipped = f", {r.skipped:,} skipped (invalid UTF-8)" if r.skipped else ""
+        print(f"wrote {m['ids']} ({m['dtype']}), {m['index']} and {Path(args.out).name.rsplit('.', 1)[0]}.json: "
+              f"{m['documents']:,} documents{skipped}, {m['tokens']:,} tokens, "
+              f"{r.input_bytes / max(r.seconds, 1e-9) / 1e6:.1f} MB/s, peak memory {r.peak_rss_mb:.0f} MB",
+              file=sys.stderr)
+    elif r.skipped:
+        print(f"tagpipe encode: skipped {r.skipped:,} documents with invalid UTF-8", file=sys.stderr)
     return 0
 
 
@@ -201,17 +212,36 @@ def main(argv: Optional[list[str]] = None) -> int:
     d.add_argument("--megabytes", type=float, default=8.0, help="text to encode (default 8)")
     d.add_argument("--tokenizer", default="bundled", help="MODEL instead of the bundled GPT-2")
     d.set_defaults(func=demo)
-    e = sub.add_parser("encode", help="encode files into ids + offsets (.npz)")
-    e.add_argument("model", help='a tokenizer.json, a directory holding one, or "bundled"')
-    e.add_argument("files", nargs="+", help='files to encode ("-": stdin)')
-    e.add_argument("--lines", action="store_true", help="one document per line (default: per file)")
-    e.add_argument("-o", "--out", default="ids.npz", help="output file (default ids.npz)")
+    e = sub.add_parser("encode", help="encode corpus files into a token file (ids + document index)",
+                       description=ENCODE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    e.add_argument("model", help='a tokenizer.json, a directory holding one, a Hub id, or "bundled"')
+    e.add_argument("inputs", nargs="+", metavar="INPUT", help='text, .jsonl or .parquet files ("-": stdin)')
+    e.add_argument("-o", "--out", required=True, help="output name: OUT.bin + OUT.idx + OUT.json "
+                   "(or OUT.npy + OUT.idx.npy + OUT.json with --format npy or an OUT ending in .npy)")
+    e.add_argument("--format", choices=tokenfile.FORMATS, default="bin", help="bin (default) or npy")
+    e.add_argument("--input-format", choices=("auto", "text", "jsonl", "parquet"), default="auto",
+                   help="auto (default): .jsonl/.ndjson are JSON Lines, .parquet is Parquet, else text")
+    g = e.add_mutually_exclusive_group()
+    g.add_argument("--lines", action="store_true", help="text: one document per line")
+    g.add_argument("--blank-lines", action="store_true", help="text: documents separated by blank lines")
+    g.add_argument("--separator", metavar="S", help='text: documents separated by S (e.g. "<|endoftext|>")')
+    e.add_argument("--field", default="text", help="JSON Lines: the field holding the text (default text)")
+    e.add_argument("--column", default="text", help="Parquet: the column holding the text (default text)")
+    e.add_argument("--errors", choices=corpus.ERRORS, default="strict",
+                   help="invalid UTF-8: strict (stop, naming file and byte), replace (U+FFFD) or skip "
+                        "(drop the document)")
     e.add_argument("--threads", type=int, default=None, help="native threads (default: every core)")
     e.add_argument("--no-special", action="store_true", help="add_special_tokens=False")
-    e.add_argument("--batch-megabytes", type=float, default=16.0, help=argparse.SUPPRESS)
+    e.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress line on stderr (default: only on a terminal)")
+    e.add_argument("--batch-megabytes", type=float, default=8.0, help=argparse.SUPPRESS)
     e.set_defaults(func=encode)
+    b = sub.add_parser("bench", help="tagpipe vs tokenizers and the installed peers, ids checked",
+                       description=benchmark.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    benchmark.add_arguments(b)
+    b.set_defaults(func=benchmark.run)
     x = sub.add_parser("explain", help="which stages of a tokenizer.json run natively")
-    x.add_argument("model", help='a tokenizer.json, a directory holding one, or "bundled"')
+    x.add_argument("model", help='a tokenizer.json, a directory holding one, a Hub id, or "bundled"')
     x.set_defaults(func=explain)
     args = ap.parse_args(argv)
     try:
@@ -219,3 +249,6 @@ def main(argv: Optional[list[str]] = None) -> int:
     except (OSError, ValueError) as err:
         print(f"tagpipe {args.command}: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"tagpipe {args.command}: interrupted", file=sys.stderr)
+        return 130

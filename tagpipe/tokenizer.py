@@ -194,6 +194,15 @@ def _build(canon: dict[str, Any], cache_bytes: int, use_metaspace_runs: bool = T
     return plan, spec
 
 
+def _id_bound(canon: dict[str, Any]) -> int:
+    """One more than the largest id the tokenizer can produce (model vocabulary and added
+    tokens): what `tokenizers`' get_vocab_size(with_added_tokens=True) is for dense vocabularies."""
+    vocab = canon["model"].get("vocab") or {}
+    ids = list(vocab.values()) if isinstance(vocab, dict) else [len(vocab) - 1]  # Unigram: a list
+    ids += [t["id"] for t in canon.get("added_tokens") or []]
+    return max(ids, default=-1) + 1
+
+
 def _merge_ids(model: dict[str, Any], vocab: dict[str, int]) -> np.ndarray:
     """(left, right, result) ids per merge, in rank order.  The result is left + right
     without the first len(continuing_subword_prefix) bytes of right (as the oracle builds it;
@@ -221,6 +230,7 @@ class Tokenizer:
         if self._cache_bytes < 0:
             raise ValueError("cache_bytes must not be negative")
         self.plan, spec = _build(canon, self._cache_bytes, metaspace_runs)
+        self._vocab_size = _id_bound(canon)
         self._native = _core.Encoder(spec) if spec is not None else None
         self._runs = spec is not None and any(st.get("kind") == "mark_runs" for st in spec["pre_tokenizer"])
         self._oracle = None
@@ -350,6 +360,11 @@ class Tokenizer:
         out["miss_rate"] = ns["misses"] / max(1, ns["pieces"])
         out["ns_per_miss"] = ns["miss_ns"] / max(1, ns["misses"])
         return out
+
+    @property
+    def vocab_size(self) -> int:
+        """One more than the largest id an encode can return (vocabulary and added tokens)."""
+        return self._vocab_size
 
     @property
     def cache_bytes(self) -> int:

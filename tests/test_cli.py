@@ -42,36 +42,6 @@ def test_demo_checks_its_ids(capsys):
     assert checked[0] == checked[2] and int(checked[0]) > 0
 
 
-def test_encode_files_and_lines(tmp_path, capsys, bundled):
-    tok, oracle = bundled
-    path = tmp_path / "tokenizer.json"
-    path.write_text(cli.bundled_tokenizer_json(), encoding="utf-8")
-    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
-    a.write_text("Hello world\nsecond line\n", encoding="utf-8")
-    b.write_text("東京 ünïcode 12345", encoding="utf-8")
-    out = tmp_path / "ids.npz"
-    assert cli.main(["encode", str(path), str(a), str(b), "-o", str(out)]) == 0
-    z = np.load(out)
-    ids, offsets = z["ids"], z["offsets"]
-    assert len(offsets) == 3
-    for i, f in enumerate([a, b]):
-        assert ids[offsets[i]:offsets[i + 1]].tolist() == oracle.encode(f.read_text(encoding="utf-8")).ids
-    assert cli.main(["encode", str(tmp_path), str(a), "--lines", "-o", str(out)]) == 0
-    z = np.load(out)
-    assert len(z["offsets"]) == 3
-    assert z["ids"][z["offsets"][1]:z["offsets"][2]].tolist() == oracle.encode("second line\n").ids
-    assert "2 documents" in capsys.readouterr().err
-
-
-def test_encode_errors_name_the_problem(tmp_path, capsys):
-    bad = tmp_path / "bad.txt"
-    bad.write_bytes(b"ok \xff no")
-    with pytest.raises(SystemExit, match="not UTF-8"):
-        cli.main(["encode", "bundled", str(bad)])
-    assert cli.main(["encode", str(tmp_path / "missing.json"), str(bad)]) == 2
-    assert "missing.json" in capsys.readouterr().err
-
-
 def test_explain(tmp_path, capsys):
     path = tmp_path / "tokenizer.json"
     path.write_text(cli.bundled_tokenizer_json(), encoding="utf-8")

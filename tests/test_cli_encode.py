@@ -1,0 +1,294 @@
+"""`tagpipe encode`: every input kind and output format against the oracle, streaming splits
+against a plain reference, invalid UTF-8, interruption, and the progress display."""
+from __future__ import annotations
+
+import json
+import os
+import pty
+import random
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tokenizers
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tagpipe import cli, corpus, tokenfile
+
+from conftest import CORPORA, SHARED, corpus_ids, needs_shared
+
+GPT2 = cli.bundled_tokenizer_json()
+
+
+@pytest.fixture(scope="module")
+def oracle():
+    return tokenizers.Tokenizer.from_str(GPT2)
+
+
+@pytest.fixture(scope="module")
+def model_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "tokenizer.json"
+    path.write_text(GPT2, encoding="utf-8")
+    return str(path)
+
+
+def docs_of(out):
+    ids, idx, meta = tokenfile.read(str(out))
+    return [ids[idx[i]:idx[i + 1]].tolist() for i in range(len(idx) - 1)], meta
+
+
+def run(*argv) -> int:
+    return cli.main(["encode", *map(str, argv)])
+
+
+# -- splitting: streamed in small chunks == the plain definition on the whole text ----------
+
+def ref_split(text: str, split: str, sep: str = "") -> list[str]:
+    if split == "lines":
+        parts = text.split("\n")
+        if parts[-1] == "":
+            parts.pop()
+        return [p[:-1] if p.endswith("\r") else p for p in parts]
+    if split == "separator":
+        parts = text.split(sep)
+        if parts[-1] == "" and (len(parts) > 1 or not text):
+            parts.pop()
+        return parts
+    parts = [p for p in re.split(r"\n(?:[ \t\r]*\n)+", text) if p.strip(" \t\r\n")]  # blank
+    parts = [p[:-1] if p.endswith("\r") else p for p in parts]
+    if parts:
+        parts[-1] = parts[-1].rstrip("\r\n")
+    return parts
+
+
+PIECES = ["a", "bc", "\n", "\r\n", "\r", " ", "\t", "é", "東", "<|e|>", "<|", "|>"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(st.sampled_from(PIECES), max_size=40), chunk=st.sampled_from([1, 2, 3, 5, 64]),
+       split=st.sampled_from(["lines", "blank", "separator"]))
+def test_streamed_split_equals_the_definition(tmp_path_factory, pieces, chunk, split):
+    text = "".join(pieces)
+    path = tmp_path_factory.mktemp("s") / "t.txt"
+    path.write_bytes(text.encode("utf-8"))
+    got, consumed = [], 0
+    for docs, n in corpus.read_text(str(path), split=split, separator="<|e|>", chunk_bytes=chunk):
+        got += docs
+        consumed += n
+    assert got == ref_split(text, split, "<|e|>")
+    assert consumed == len(text.encode("utf-8"))  # every input byte is accounted for once
+
+
+# -- each input kind, each output format, ids equal to the oracle's -----------------------
+
+TEXT = "Hello world\r\nsecond  line \n\n\n  third: 東京 naïve\n \t\nlast 12345"
+
+
+@pytest.mark.parametrize("fmt", ["bin", "npy"])
+@pytest.mark.parametrize("split", ["file", "lines", "blank", "separator"])
+def test_text_inputs_round_trip(tmp_path, model_path, oracle, fmt, split):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_bytes(TEXT.encode())
+    b.write_bytes("x<|endoftext|>y<|endoftext|>".encode())
+    flag = {"file": [], "lines": ["--lines"], "blank": ["--blank-lines"],
+            "separator": ["--separator", "<|endoftext|>"]}[split]
+    out = tmp_path / "out"
+    assert run(model_path, a, b, "-o", out, "--format", fmt, *flag) == 0
+    want_docs = ref_split(TEXT, split, "<|endoftext|>") if split != "file" else [TEXT]
+    want_docs += ref_split("x<|endoftext|>y<|endoftext|>", split, "<|endoftext|>") if split != "file" \
+        else ["x<|endoftext|>y<|endoftext|>"]
+    got, meta = docs_of(out)
+    assert got == [oracle.encode(d).ids for d in want_docs]
+    assert meta["dtype"] == "<u2" and meta["documents"] == len(want_docs)
+    names = {"bin": ["out.bin", "out.idx", "out.json"], "npy": ["out.npy", "out.idx.npy", "out.json"]}[fmt]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("out")) == sorted(names)
+    if fmt == "npy":  # plain numpy reads it
+        assert np.load(tmp_path / "out.npy").dtype == np.uint16
+        assert np.load(tmp_path / "out.idx.npy")[-1] == meta["tokens"]
+    else:
+        assert np.fromfile(tmp_path / "out.idx", dtype="<u8")[-1] == meta["tokens"]
+
+
+def test_jsonl_input(tmp_path, model_path, oracle):
+    rows = [{"text": "Hello there 😀", "id": 1}, {"text": ""}, {"text": "東京 😀 emoji", "x": [1]},
+            {"text": "line\nbreaks\r\ninside"}]
+    path = tmp_path / "d.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows[:2]) + "\n\n" +
+                    "\r\n".join(json.dumps(r, ensure_ascii=False) for r in rows[2:]) + "\n", encoding="utf-8")
+    assert run(model_path, path, "-o", tmp_path / "o", "--no-special") == 0
+    got, meta = docs_of(tmp_path / "o")
+    assert got == [oracle.encode(r["text"], add_special_tokens=False).ids for r in rows]
+    assert meta["add_special_tokens"] is False
+    other = tmp_path / "e.jsonl"
+    other.write_text('{"body": "x"}\n', encoding="utf-8")
+    assert run(model_path, other, "-o", tmp_path / "o2", "--field", "body") == 0
+    assert docs_of(tmp_path / "o2")[0] == [oracle.encode("x").ids]
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"text": "ok"}\n{"text": 5}\n', "line 2: field 'text' is int"),
+    ('{"text": "ok"}\n{"txt": "a"}\n', "line 2: no field 'text'"),
+    ('{"text": "ok"}\n{"text": "a"\n', "line 2: not JSON"),
+    ('{"text": "\\ud800"}\n', "line 1: field 'text' holds a lone surrogate"),
+])
+def test_jsonl_errors_name_the_line(tmp_path, model_path, capsys, content, message):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(content, encoding="utf-8")
+    assert run(model_path, path, "-o", tmp_path / "o") == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and message in err
+    assert not list(tmp_path.glob("o*")) and not list(tmp_path.glob(".o*"))  # nothing left behind
+
+
+def test_parquet_input(tmp_path, model_path, oracle):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    texts = [f"row {i}: " + "word " * (i % 7) + "東京" * (i % 3) for i in range(3000)]
+    path = tmp_path / "d.parquet"
+    pq.write_table(pa.table({"id": list(range(len(texts))), "content": texts}), path, row_group_size=700)
+    assert run(model_path, path, "-o", tmp_path / "o", "--column", "content") == 0
+    got, _ = docs_of(tmp_path / "o")
+    assert got == [e.ids for e in oracle.encode_batch(texts)]
+    assert run(model_path, path, "-o", tmp_path / "o") == 2  # no column "text": named in the error
+
+
+# -- invalid UTF-8 ------------------------------------------------------------------------
+
+def test_invalid_utf8_strict_replace_skip(tmp_path, model_path, oracle, capsys):
+    raw = b"good one\nbad \xff here\nalso good\ntruncated \xe6\x9d\n"
+    path = tmp_path / "bad.txt"
+    path.write_bytes(raw)
+    assert run(model_path, path, "--lines", "-o", tmp_path / "o") == 2
+    err = capsys.readouterr().err
+    at = raw.index(b"\xff")
+    assert f"{path}: invalid UTF-8 at byte {at}" in err
+    assert not list(tmp_path.glob("o*"))
+
+    assert run(model_path, path, "--lines", "-o", tmp_path / "r", "--errors", "replace") == 0
+    want = [line.decode("utf-8", errors="replace") for line in raw.split(b"\n")[:-1]]
+    assert docs_of(tmp_path / "r")[0] == [oracle.encode(t).ids for t in want]
+
+    assert run(model_path, path, "--lines", "-o", tmp_path / "s", "--errors", "skip") == 0
+    assert docs_of(tmp_path / "s")[0] == [oracle.encode("good one").ids, oracle.encode("also good").ids]
+    assert "skipped 2 documents" in capsys.readouterr().err
+
+
+def test_invalid_utf8_offset_in_a_later_chunk(tmp_path):
+    raw = ("é" * 5000 + "\n").encode() * 3 + b"x\xc3(" + b"\n"
+    path = tmp_path / "bad.txt"
+    path.write_bytes(raw)
+    at = raw.index(b"\xc3(")
+    with pytest.raises(corpus.InputError, match=f"byte {at} "):
+        for _ in corpus.read_text(str(path), split="lines", chunk_bytes=4096):
+            pass
+
+
+# -- the shared corpora, uint32 ids --------------------------------------------------------
+
+@needs_shared
+@pytest.mark.parametrize("path", CORPORA, ids=corpus_ids(CORPORA))
+def test_corpus_blank_lines_llama3(tmp_path, path):
+    model = SHARED / "tokenizers" / "llama3" / "tokenizer.json"
+    ref = tokenizers.Tokenizer.from_file(str(model))
+    assert run(model, path, "--blank-lines", "-o", tmp_path / "o.npy", "--threads", "2",
+               "--batch-megabytes", "0.5") == 0
+    got, meta = docs_of(tmp_path / "o")
+    want = ref_split(path.read_bytes().decode("utf-8"), "blank")  # no newline translation
+    assert meta["dtype"] == "<u4" and len(got) == len(want)
+    sample = random.Random(7).sample(range(len(want)), min(300, len(want)))
+    assert [got[i] for i in sample] == [e.ids for e in ref.encode_batch([want[i] for i in sample])]
+
+
+# -- interruption and progress -------------------------------------------------------------
+
+def _big_input(tmp_path, megabytes=40):
+    path = tmp_path / "big.txt"
+    line = ("The quick brown fox jumps over the lazy dog, again and again; 0123456789.\n" * 50).encode()
+    with open(path, "wb") as f:
+        for _ in range(int(megabytes * 1e6 / len(line)) + 1):
+            f.write(line)
+    return path
+
+
+def _cmd(*argv):
+    return [sys.executable, "-c", "import sys; from tagpipe.cli import main; sys.exit(main())", "encode", *map(str, argv)]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_interrupted_run_leaves_no_complete_output(tmp_path, model_path, sig):
+    big = _big_input(tmp_path)
+    out = tmp_path / "out"
+    proc = subprocess.Popen(_cmd(model_path, big, "--lines", "-o", out, "--threads", "1",
+                                 "--batch-megabytes", "1"), cwd=tmp_path)
+    deadline = time.time() + 60
+    while not list(tmp_path.glob(".out.bin.partial-*")) and time.time() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)  # well inside the run: some batches written
+    assert proc.poll() is None, "the run finished before it could be interrupted"
+    proc.send_signal(sig)
+    proc.wait(timeout=60)
+    finals = [p.name for p in tmp_path.iterdir() if p.name.startswith("out")]
+    assert finals == []
+    with pytest.raises(FileNotFoundError):
+        tokenfile.read(str(out))
+    if sig == signal.SIGTERM:  # unwound cleanly: the temporary files are gone too
+        assert list(tmp_path.glob(".out*")) == []
+
+
+def test_rerun_replaces_the_output(tmp_path, model_path, oracle):
+    a = tmp_path / "a.txt"
+    a.write_text("first", encoding="utf-8")
+    assert run(model_path, a, "-o", tmp_path / "o") == 0
+    a.write_text("second text", encoding="utf-8")
+    assert run(model_path, a, "-o", tmp_path / "o") == 0
+    assert docs_of(tmp_path / "o")[0] == [oracle.encode("second text").ids]
+
+
+def test_progress_on_a_terminal_and_quiet_in_a_pipe(tmp_path, model_path):
+    big = _big_input(tmp_path, 6)
+    piped = subprocess.run(_cmd(model_path, big, "--lines", "-o", tmp_path / "p", "--batch-megabytes", "1"),
+                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert piped.returncode == 0 and piped.stderr == "" and piped.stdout == ""
+    # stderr on a pseudo-terminal
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(_cmd(model_path, big, "--lines", "-o", tmp_path / "t", "--batch-megabytes", "1"),
+                            stdout=subprocess.DEVNULL, stderr=slave, close_fds=True, cwd=tmp_path)
+    os.close(slave)
+    seen = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 60)
+        if not ready:
+            break
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    assert proc.wait(timeout=60) == 0
+    text = seen.decode()
+    assert "\r" in text and "MB/s" in text and "documents" in text and "tokens" in text
+    assert "wrote t.bin" in text
+    forced = subprocess.run(_cmd(model_path, big, "--lines", "-o", tmp_path / "f", "--progress"),
+                            capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert "MB/s" in forced.stderr
+
+
+def test_errors_name_the_input(tmp_path, model_path, capsys):
+    assert run(model_path, tmp_path / "missing.txt", "-o", tmp_path / "o") == 2
+    assert "missing.txt: no such file" in capsys.readouterr().err
+    a = tmp_path / "a.txt"
+    a.write_text("x", encoding="utf-8")
+    assert run(model_path, a, "-o", tmp_path / "nodir" / "o") == 2
+    assert "does not exist" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # argparse: the splits exclude each other
+        cli.main(["encode", model_path, "x", "-o", "o", "--lines", "--blank-lines"])
