@@ -1,9 +1,10 @@
 #include "encode/encoder.h"
 
+#include "encode/thread_pool.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <thread>
 
 namespace tagpipe {
 namespace {
@@ -246,10 +247,7 @@ void Encoder::encode_batch(const std::vector<std::pair<const uint8_t*, uint32_t>
     w.sink.buf.swap(sinks[size_t(t)].buf);
     release_cache(cache);
   };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; t++) pool.emplace_back(work, t);
-  work(0);
-  for (auto& t : pool) t.join();
+  parallel_for_threads(threads, work);
   out.offsets.assign(n + 1, 0);
   for (size_t i = 0; i < n; i++) out.offsets[i + 1] = out.offsets[i] + int64_t(spans[i].end - spans[i].begin);
   out.ids.resize(size_t(out.offsets[n]));

@@ -1,0 +1,81 @@
+"""The native thread pool behind encode_batch: every thread count gives the one-thread ids,
+batches from several Python threads at once, and fork() after the pool has started (the
+child must not wait for the parent's threads).  Runs without ../shared (bundled GPT-2)."""
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+import warnings
+
+import pytest
+import tokenizers
+
+import tagpipe
+from tagpipe import cli
+
+TIMEOUT = 120
+
+
+@pytest.fixture(scope="module")
+def setup():
+    text = cli.bundled_tokenizer_json()
+    docs = cli.stdlib_documents(0.4)
+    want = [e.ids for e in tokenizers.Tokenizer.from_str(text).encode_batch(docs)]
+    return tagpipe.Tokenizer.from_str(text), docs, want
+
+
+def test_every_thread_count_and_order(setup):
+    tok, docs, want = setup
+    for threads in (2, 1, 4, 3, 2, 7, 1, 2):  # the pool grows, and serves fewer than it has
+        assert tok.encode_batch(docs, num_threads=threads) == want, threads
+    assert tok.encode_batch(docs[:1], num_threads=4) == want[:1]
+    assert tok.encode_batch([], num_threads=4) == []
+
+
+def test_batches_from_many_python_threads(setup):
+    tok, docs, want = setup
+    results, errors = {}, []
+
+    def run(k):
+        try:
+            for r in range(3):
+                order = docs[k:] + docs[:k]
+                results[(k, r)] = tok.encode_batch(order, num_threads=2 + k % 2) == want[k:] + want[:k]
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(TIMEOUT)
+    assert not any(t.is_alive() for t in threads), "deadlock: a batch never finished"
+    assert not errors and len(results) == 18 and all(results.values())
+
+
+def test_fork_after_the_pool_started(setup):
+    tok, docs, want = setup
+    assert tok.encode_batch(docs, num_threads=2) == want  # the pool's threads exist now
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # "fork() with threads" (3.12+)
+        pid = os.fork()
+    if pid == 0:  # the child: its own pool, same ids
+        code = 1
+        try:
+            code = 0 if tok.encode_batch(docs, num_threads=2) == want else 3
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child hung in encode_batch")
+        time.sleep(0.05)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert tok.encode_batch(docs, num_threads=2) == want  # and the parent's pool still works
