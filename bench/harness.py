@@ -155,11 +155,12 @@ def machine() -> str:
     except OSError:
         pass
     parts = [f"{cpu}, {os.cpu_count()} cores", f"Python {platform.python_version()}"]
+    from importlib import metadata
+
     for mod in ("tagpipe", "tokenizers", "gigatoken", "fastokens", "tiktoken", "numpy"):
-        try:
-            m = __import__(mod)
-            parts.append(f"{mod} {getattr(m, '__version__', '?')}")
-        except ImportError:
+        try:  # (the installed distribution's version: not every module has __version__)
+            parts.append(f"{mod} {metadata.version(mod)}")
+        except metadata.PackageNotFoundError:
             pass
     try:
         import tagpipe
