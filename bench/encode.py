@@ -86,46 +86,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
+# The peers' drivers, Skip, Clock and _flat are the user-facing benchmark's (`tagpipe bench`):
+# one place says how each engine is called fastest.
+from tagpipe.benchmark import (Clock, FastokensEngine, GigatokenEngine, Skip, TiktokenEngine,  # noqa: E402
+                               TokenizersEngine, _flat)
 
 ENGINES = ["tagpipe", "tagpipe-wholespan", "tokenizers", "gigatoken", "fastokens", "tiktoken"]
 # engines that can add a post-processor's special tokens (BOS/EOS) on request
 ADDS_SPECIAL_TOKENS = {"tagpipe": True, "tagpipe-wholespan": True, "tokenizers": True, "fastokens": True,
                        "gigatoken": False, "tiktoken": False}
 CPU_FLAG = 1.3  # a one-thread call whose CPU time exceeds this many times its wall time
-
-
-class Skip(Exception):
-    """An engine that does not apply (not installed, cannot load the model, ...)."""
-
-
-# ----------------------------------------------------------------------------------------
-# Worker side: each engine lives in a worker process; `run(docs, clock)` returns flat ids and
-# offsets, timing only its own call with `clock`.
-# ----------------------------------------------------------------------------------------
-
-def _flat(arrays) -> tuple[np.ndarray, np.ndarray]:
-    offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
-    np.cumsum([len(a) for a in arrays], out=offsets[1:])
-    ids = np.concatenate(arrays).astype(np.uint32, copy=False) if arrays else np.zeros(0, np.uint32)
-    return ids, offsets
-
-
-class Clock:
-    """`with clock:` around an engine's own call: sums its wall time and the process's CPU
-    time (all threads) over the calls; nothing else is counted."""
-
-    def __init__(self):
-        self.ns = self.cpu = 0
-
-    def __enter__(self):
-        self.c0 = time.process_time_ns()
-        self.t0 = time.perf_counter_ns()
-        return self
-
-    def __exit__(self, *exc):
-        t1 = time.perf_counter_ns()
-        self.ns += t1 - self.t0
-        self.cpu += time.process_time_ns() - self.c0
 
 
 class TagpipeEngine:
@@ -159,147 +129,6 @@ class TagpipeEngine:
 class WholeSpanEngine(TagpipeEngine):
     """tagpipe with MetaspaceRuns off: the same BPE and cache, only the splitter swapped."""
     OPTIONS = {"metaspace_runs": False}
-
-
-class TokenizersEngine:
-    def __init__(self, path: str, special: bool, threads: int):
-        import tokenizers
-
-        self.tok = tokenizers.Tokenizer.from_file(path)
-        self.call = getattr(self.tok, "encode_batch_fast", self.tok.encode_batch)
-        self.special = special
-
-    def run(self, docs, clock):
-        with clock:
-            encodings = self.call(docs, add_special_tokens=self.special)
-        return _flat([np.asarray(e.ids, dtype=np.uint32) for e in encodings])
-
-
-class GigatokenEngine:
-    def __init__(self, path: str, special: bool, threads: int):
-        try:
-            import gigatoken
-        except ImportError:
-            raise Skip("not installed (pip install gigatoken)") from None
-        try:
-            self.tok = gigatoken.Tokenizer(path).backend
-        except Exception as e:  # noqa: BLE001 - any refusal means "cannot load"
-            raise Skip(f"cannot load: {type(e).__name__}: {str(e)[:120]}") from None
-        self.threads = threads
-        self.pad = gigatoken.gigatoken_rs.PadTruncate(0)
-
-    def run(self, docs, clock):
-        if self.threads == 1:
-            out, encode = [], self.tok.encode
-            for d in docs:
-                with clock:
-                    a = encode(d)
-                out.append(a)
-            return _flat(out)
-        with clock:
-            matrix, lengths = self.tok.encode_batch_padded(docs, self.pad, parallel=True)
-        return _flat([row[:n] for row, n in zip(matrix, lengths)])
-
-
-class FastokensEngine:
-    def __init__(self, path: str, special: bool, threads: int):
-        try:
-            import fastokens
-        except ImportError:
-            raise Skip("not installed (pip install fastokens)") from None
-        try:
-            self.tok = fastokens.Tokenizer.from_file(path)
-        except Exception as e:  # noqa: BLE001
-            raise Skip(f"cannot load: {type(e).__name__}: {str(e)[:120]}") from None
-        self.special = special
-
-    def run(self, docs, clock):
-        with clock:
-            ids, offsets = self.tok.encode_batch_flat(docs, add_special_tokens=self.special)
-        return np.frombuffer(ids, dtype=np.uint32), np.frombuffer(offsets, dtype=np.uint64).astype(np.int64)
-
-
-def _gpt2_byte_decoder() -> dict[str, int]:
-    """The inverse of GPT-2's bytes_to_unicode: vocabulary character -> byte."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) \
-        + list(range(ord("®"), ord("ÿ") + 1))
-    cs, n = bs[:], 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return {chr(c): b for b, c in zip(bs, cs)}
-
-
-GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-
-
-def tiktoken_encoding(path: str):
-    """A tiktoken Encoding equivalent to a byte-level BPE tokenizer.json, or Skip."""
-    import json
-
-    try:
-        import tiktoken
-    except ImportError:
-        raise Skip("not installed (pip install tiktoken)") from None
-    spec = json.loads(Path(path).read_text(encoding="utf-8"))
-    model, pre = spec.get("model") or {}, spec.get("pre_tokenizer") or {}
-    if model.get("type", "BPE") != "BPE" or model.get("byte_fallback") or spec.get("normalizer") \
-            or model.get("continuing_subword_prefix") or model.get("end_of_word_suffix"):
-        raise Skip("n/a (not a plain byte-level BPE)")
-    if pre.get("type") == "ByteLevel" and pre.get("use_regex", True) and not pre.get("add_prefix_space"):
-        pattern = GPT2_PATTERN
-    elif (pre.get("type") == "Sequence" and len(pre["pretokenizers"]) == 2
-          and pre["pretokenizers"][0].get("type") == "Split"
-          # tiktoken keeps the regex's matches (and drops any text between them)
-          and (pre["pretokenizers"][0].get("behavior"), bool(pre["pretokenizers"][0].get("invert")))
-          in {("Isolated", False), ("Removed", True)}
-          and "Regex" in pre["pretokenizers"][0].get("pattern", {})
-          and pre["pretokenizers"][1].get("type") == "ByteLevel"
-          and not pre["pretokenizers"][1].get("use_regex", True)
-          and not pre["pretokenizers"][1].get("add_prefix_space")):
-        pattern = pre["pretokenizers"][0]["pattern"]["Regex"]
-    else:
-        raise Skip("n/a (pre-tokenizer is not one regex + byte-level)")
-    dec = _gpt2_byte_decoder()
-    try:
-        ranks = {bytes(dec[c] for c in tok): i for tok, i in model["vocab"].items()}
-    except KeyError:
-        raise Skip("n/a (vocabulary is not in the byte-level alphabet)") from None
-    specials = {t["content"]: t["id"] for t in spec.get("added_tokens", [])
-                if t["id"] not in ranks.values() or t["content"] not in model["vocab"]}
-    try:
-        return tiktoken.Encoding(f"from:{path}", pat_str=pattern, mergeable_ranks=ranks,
-                                 special_tokens=specials)
-    except Exception as e:  # noqa: BLE001
-        raise Skip(f"cannot build an Encoding: {type(e).__name__}: {str(e)[:120]}") from None
-
-
-class TiktokenEngine:
-    def __init__(self, path: str, special: bool, threads: int):
-        self.enc = tiktoken_encoding(path)
-        self.threads = threads
-        self.pool = None
-        if threads > 1:
-            from concurrent.futures import ThreadPoolExecutor
-
-            self.pool = ThreadPoolExecutor(threads)
-
-    def one(self, doc):
-        return self.enc.encode_to_numpy(doc, allowed_special="all")
-
-    def run(self, docs, clock):
-        if self.pool is None:
-            out, encode = [], self.one
-            for d in docs:
-                with clock:
-                    a = encode(d)
-                out.append(a)
-        else:
-            with clock:
-                out = list(self.pool.map(self.one, docs))
-        return _flat(out)
 
 
 IMPLS = {"tagpipe": TagpipeEngine, "tagpipe-wholespan": WholeSpanEngine, "tokenizers": TokenizersEngine, "gigatoken": GigatokenEngine,

@@ -37,20 +37,10 @@ def shared_dir() -> Path:
 def documents(corpus: str, size: int = 10_000) -> list[str]:
     """The corpus cut into documents of about `size` UTF-8 bytes, at line ends when one
     falls in the last quarter of the window, else at a character boundary."""
+    from tagpipe.benchmark import cut_documents  # (the one cutter; `tagpipe bench` uses it too)
+
     data = (shared_dir() / "corpora" / f"{corpus}.txt").read_bytes()
-    docs, i = [], 0
-    while i < len(data):
-        j = min(i + size, len(data))
-        if j < len(data):
-            nl = data.rfind(b"\n", i + size * 3 // 4, j)
-            if nl >= 0:
-                j = nl + 1
-            else:
-                while j > i and (data[j] & 0xC0) == 0x80:  # do not cut a character
-                    j -= 1
-        docs.append(data[i:j].decode("utf-8"))
-        i = j
-    return docs
+    return [doc for doc, _ in cut_documents(data, size)]
 
 
 @dataclass

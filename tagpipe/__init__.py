@@ -6,6 +6,7 @@ section alone; :func:`classify` is the tag stream every stage reads, on every ke
 CPU runs (:func:`kernels`).
 """
 from tagpipe._delegate import DelegationError, delegation_disabled
+from tagpipe.accelerate import accelerate
 from tagpipe._kernels import KernelInfo, kernels, set_kernel
 from tagpipe._kernels import _apply_env as _apply_kernel_env
 from tagpipe.classify import Alphabet, Classified, alphabets, classify
@@ -14,7 +15,7 @@ from tagpipe.pretokenizer import PreTokenized, PreTokenizer
 from tagpipe.tokenizer import Tokenizer
 
 __version__ = "0.1.0"
-__all__ = ["Alphabet", "Classified", "DelegationError", "KernelInfo", "PreTokenized", "PreTokenizer",
+__all__ = ["accelerate", "Alphabet", "Classified", "DelegationError", "KernelInfo", "PreTokenized", "PreTokenizer",
            "Tokenizer", "alphabets", "classify", "delegation_disabled", "from_pretrained", "kernels", "set_kernel"]
 
 _apply_kernel_env()

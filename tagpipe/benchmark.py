@@ -57,17 +57,20 @@ def _flat(arrays) -> tuple[np.ndarray, np.ndarray]:
 
 
 class Clock:
-    """`with clock:` around an engine's own call; sums the wall time of those calls only."""
+    """`with clock:` around an engine's own call; sums the wall time of those calls only, and
+    the process's CPU time (all threads) over them (`cpu`: how many cores the calls used)."""
 
     def __init__(self) -> None:
-        self.ns = 0
+        self.ns = self.cpu = 0
 
     def __enter__(self) -> "Clock":
+        self.c0 = time.process_time_ns()
         self.t0 = time.perf_counter_ns()
         return self
 
     def __exit__(self, *exc) -> None:
         self.ns += time.perf_counter_ns() - self.t0
+        self.cpu += time.process_time_ns() - self.c0
 
 
 def _version(module: Any, dist: str) -> str:
@@ -201,7 +204,7 @@ def tiktoken_encoding(path: str):
     tiktoken = _import("tiktoken")
     spec = json.loads(Path(path).read_text(encoding="utf-8"))
     model, pre = spec.get("model") or {}, spec.get("pre_tokenizer") or {}
-    if (model.get("type") != "BPE" or spec.get("normalizer") or model.get("byte_fallback")
+    if (model.get("type", "BPE") != "BPE" or spec.get("normalizer") or model.get("byte_fallback")
             or model.get("dropout") or model.get("continuing_subword_prefix")
             or model.get("end_of_word_suffix")):
         raise Skip("n/a (not a plain byte-level BPE without normalizer)")

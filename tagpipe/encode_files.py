@@ -46,8 +46,10 @@ class Result:
 
 
 class Progress:
-    """One line on a terminal, redrawn at most ten times a second: bytes (of the total when
-    known), documents, tokens, MB/s.  Silent when not enabled."""
+    """One line on a terminal, redrawn at most ten times a second: a bar and bytes of the
+    total when it is known (plain files), documents, tokens, MB/s.  Silent when not enabled."""
+
+    BAR = 24
 
     def __init__(self, total_bytes: Optional[int], enabled: bool, stream: TextIO):
         self.total, self.enabled, self.stream = total_bytes, enabled, stream
@@ -68,7 +70,10 @@ class Progress:
         dt = max(time.perf_counter() - self.t0, 1e-9)
         done = f"{self.bytes / 1e6:,.1f}"
         if self.total:
-            done += f" of {self.total / 1e6:,.1f} MB ({min(100.0, 100 * self.bytes / self.total):.0f}%)"
+            share = min(1.0, self.bytes / self.total)
+            filled = int(share * self.BAR)
+            done = (f"[{'#' * filled}{'.' * (self.BAR - filled)}] {100 * share:3.0f}% "
+                    f"{done} of {self.total / 1e6:,.1f} MB")
         else:
             done += " MB"
         return (f"{done} · {self.docs:,} documents · {self.tokens:,} tokens · "

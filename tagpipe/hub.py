@@ -2,11 +2,14 @@
 
 Hub downloads go through `huggingface_hub` (the optional extra ``tagpipe[hub]``), so its cache,
 ``HF_HUB_OFFLINE``, ``HF_HOME``/``HF_HUB_CACHE``, ``HF_TOKEN`` and ``HF_ENDPOINT`` work as they
-do for transformers.  Only ``tokenizer.json`` is read: a repo that ships nothing but a
-SentencePiece ``tokenizer.model`` gets an error saying so (converting it is not native yet).
+do for transformers.  ``tokenizer.json`` is read when the repo (or directory) has one;
+otherwise a SentencePiece ``tokenizer.model`` is converted the way transformers converts a
+llama-style BPE model (tagpipe.sentencepiece), with ``add_bos_token``, ``add_eos_token`` and
+``legacy`` from ``tokenizer_config.json`` when the repo has one, or refused with the reason.
 """
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -28,25 +31,67 @@ def _errors():
     return e
 
 
+CONFIG_FILE = "tokenizer_config.json"
+
+
+def _sentencepiece_options(config: Optional[Union[str, Path]]) -> dict[str, bool]:
+    """What of tokenizer_config.json the SentencePiece conversion uses (transformers' defaults
+    when a key is absent or null): add_bos_token, add_eos_token, legacy."""
+    if config is None or not Path(config).is_file():
+        return {}
+    try:
+        doc = json.loads(Path(config).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise HubError(f"{config}: not readable JSON ({err})") from None
+    out = {}
+    for key in ("add_bos_token", "add_eos_token", "legacy"):
+        value = doc.get(key) if isinstance(doc, dict) else None
+        if value is not None:
+            if not isinstance(value, bool):
+                raise HubError(f"{config}: {key} is {value!r}, not true or false")
+            out[key] = value
+    return out
+
+
+def _from_sentencepiece(path: Union[str, Path], config: Optional[Union[str, Path]] = None, **kw: Any):
+    from tagpipe.sentencepiece import to_tokenizer_json
+    from tagpipe.tokenizer import Tokenizer
+
+    options = _sentencepiece_options(config if config is not None else Path(path).parent / CONFIG_FILE)
+    return Tokenizer.from_str(to_tokenizer_json(Path(path).read_bytes(), **options), **kw)
+
+
+def _hub_config(name: str, get: dict) -> Optional[str]:
+    try:
+        from huggingface_hub import hf_hub_download
+
+        return hf_hub_download(name, CONFIG_FILE, **get)
+    except Exception:  # noqa: BLE001 - absent (or unreachable): transformers' defaults
+        return None
+
+
 def _local(path: Path, **kw: Any):
     from tagpipe.tokenizer import Tokenizer
 
     if path.is_file():
+        if path.suffix == ".model":
+            return _from_sentencepiece(path, **kw)
         return Tokenizer.from_file(path, **kw)
     if (path / TOKENIZER_FILE).is_file():
         return Tokenizer.from_file(path / TOKENIZER_FILE, **kw)
     if (path / SENTENCEPIECE_FILE).is_file():
-        raise HubError(f"{path} holds only a SentencePiece {SENTENCEPIECE_FILE}; tagpipe reads "
-                       f"{TOKENIZER_FILE} (convert it with transformers and save_pretrained)")
-    raise HubError(f"{path}: no {TOKENIZER_FILE} in this directory")
+        return _from_sentencepiece(path / SENTENCEPIECE_FILE, **kw)
+    raise HubError(f"{path}: no {TOKENIZER_FILE} or {SENTENCEPIECE_FILE} in this directory")
 
 
 def from_pretrained(name_or_path: Union[str, os.PathLike], *, revision: Optional[str] = None,
                     token: Optional[Union[str, bool]] = None, cache_dir: Optional[Union[str, os.PathLike]] = None,
                     local_files_only: bool = False, **kw: Any):
-    """A :class:`tagpipe.Tokenizer` from a ``tokenizer.json`` path, a directory holding one,
-    or a Hugging Face Hub repo id (``"gpt2"``, ``"meta-llama/Llama-3.1-8B"``) at `revision`
-    (a branch, tag or commit).  Other keywords go to :class:`tagpipe.Tokenizer`."""
+    """A :class:`tagpipe.Tokenizer` from a ``tokenizer.json`` path, a SentencePiece
+    ``tokenizer.model`` path, a directory holding either, or a Hugging Face Hub repo id
+    (``"gpt2"``, ``"meta-llama/Llama-2-7b"``) at `revision` (a branch, tag or commit).  A
+    ``tokenizer.json`` wins over a ``tokenizer.model``.  Other keywords go to
+    :class:`tagpipe.Tokenizer`."""
     path = Path(name_or_path)
     if path.exists():
         return _local(path, **kw)
@@ -70,18 +115,22 @@ def from_pretrained(name_or_path: Union[str, os.PathLike], *, revision: Optional
                        f"HF_TOKEN)") from None
     except e.RevisionNotFoundError:
         raise HubError(f"{name}: no revision {revision!r}") from None
-    except e.LocalEntryNotFoundError:
+    except e.LocalEntryNotFoundError:  # (offline, or the Hub unreachable): a cached model will do
+        try:
+            model = hf_hub_download(name, SENTENCEPIECE_FILE, **get)
+            return _from_sentencepiece(model, _hub_config(name, get) or "", **kw)
+        except e.LocalEntryNotFoundError:
+            pass
         offline = local_files_only or os.environ.get("HF_HUB_OFFLINE", "0").upper() in ("1", "ON", "YES", "TRUE")
         why = "offline (HF_HUB_OFFLINE or local_files_only)" if offline else "the Hub cannot be reached"
-        raise HubError(f"{name}: {why}, and its {TOKENIZER_FILE}"
-                       f"{'' if revision is None else f' at {revision}'} is not in the cache") from None
+        raise HubError(f"{name}: {why}, and neither its {TOKENIZER_FILE} nor its {SENTENCEPIECE_FILE}"
+                       f"{'' if revision is None else f' at {revision}'} is in the cache") from None
     except (e.EntryNotFoundError, getattr(e, "RemoteEntryNotFoundError", e.EntryNotFoundError)):
         try:
-            hf_hub_download(name, SENTENCEPIECE_FILE, **get)
+            model = hf_hub_download(name, SENTENCEPIECE_FILE, **get)
         except Exception:  # noqa: BLE001 - no SentencePiece model either
-            raise HubError(f"{name} has no {TOKENIZER_FILE} (not a tokenizer repo?)") from None
-        raise HubError(f"{name} ships only a SentencePiece {SENTENCEPIECE_FILE}; tagpipe reads "
-                       f"{TOKENIZER_FILE} (try the repo's -hf variant)") from None
+            raise HubError(f"{name} has no {TOKENIZER_FILE} or {SENTENCEPIECE_FILE} (not a tokenizer repo?)") from None
+        return _from_sentencepiece(model, _hub_config(name, get) or "", **kw)
     from tagpipe.tokenizer import Tokenizer
 
     return Tokenizer.from_file(file, **kw)

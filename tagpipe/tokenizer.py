@@ -49,7 +49,15 @@ def _canonical(text: str) -> dict[str, Any]:
     resolved.  Raises TokenizerJsonError (a ValueError naming the JSON path)."""
     from tagpipe import spec
 
-    return spec.load_tokenizer_json(text).to_json()
+    loaded = spec.load_tokenizer_json(text)
+    canon = loaded.to_json()
+    model = canon["model"]
+    if model["type"] == "BPE" and len(model["vocab"]) != len(loaded.model.vocab):
+        # Duplicate ids: the oracle *writes* one token per id, but encodes with every token
+        # of the file (each with its id) and merges by those tokens' ids.
+        model["vocab"] = dict(loaded.model.vocab)
+        model["merges"] = [list(m) for m in loaded.model.merges]
+    return canon
 
 
 # -- the plan: which stages are native -----------------------------------------------------------
@@ -232,6 +240,8 @@ class Tokenizer:
         self.plan, spec = _build(canon, self._cache_bytes, metaspace_runs)
         self._vocab_size = _id_bound(canon)
         self._native = _core.Encoder(spec) if spec is not None else None
+        # (the post-processor's tokens around one sequence, when native: tagpipe.accelerate)
+        self._special_ids = (list(spec["prefix_ids"]), list(spec["suffix_ids"])) if spec is not None else ([], [])
         self._runs = spec is not None and any(st.get("kind") == "mark_runs" for st in spec["pre_tokenizer"])
         self._oracle = None
         if self._native is None and not delegation_allowed():

@@ -277,6 +277,7 @@ def test_progress_on_a_terminal_and_quiet_in_a_pipe(tmp_path, model_path):
     assert proc.wait(timeout=60) == 0
     text = seen.decode()
     assert "\r" in text and "MB/s" in text and "documents" in text and "tokens" in text
+    assert "[" + "#" * 24 + "] 100%" in text  # the bar, full at the end
     assert "wrote t.bin" in text
     forced = subprocess.run(_cmd(model_path, big, "--lines", "-o", tmp_path / "f", "--progress"),
                             capture_output=True, text=True, timeout=120, cwd=tmp_path)

@@ -25,7 +25,8 @@ GPT2 = cli.bundled_tokenizer_json()
 COMMIT_1, COMMIT_2 = "1" * 40, "2" * 40
 
 
-def fake_cache(root: Path, repo: str, files_by_commit: dict[str, dict[str, str]], refs: dict[str, str]) -> Path:
+def fake_cache(root: Path, repo: str, files_by_commit: dict[str, dict[str, "str | bytes"]],
+               refs: dict[str, str]) -> Path:
     """The layout huggingface_hub writes: blobs named by content hash, snapshots/<commit>/
     holding symlinks to them, refs/<branch> naming a commit."""
     repo_dir = root / ("models--" + repo.replace("/", "--"))
@@ -34,7 +35,7 @@ def fake_cache(root: Path, repo: str, files_by_commit: dict[str, dict[str, str]]
         snap = repo_dir / "snapshots" / commit
         snap.mkdir(parents=True)
         for name, text in files.items():
-            data = text.encode("utf-8")
+            data = text.encode("utf-8") if isinstance(text, str) else text
             blob = repo_dir / "blobs" / hashlib.sha256(data).hexdigest()
             blob.write_bytes(data)
             (snap / name).symlink_to(os.path.relpath(blob, snap))
@@ -83,8 +84,17 @@ def test_offline_cache_by_repo_id_and_revision(tmp_path):
     assert run.returncode == 0 and "tagpipe: native" in run.stdout, run.stderr
 
 
+@pytest.mark.skipif(SHARED is None, reason="TAGPIPE_TEST_DATA / ../shared not found")
+def test_offline_cache_with_only_a_sentencepiece_model(tmp_path):
+    """meta-llama/Llama-2-7b ships tokenizer.model and no tokenizer.json."""
+    model = (SHARED / "tokenizers" / "llama2" / "tokenizer.model").read_bytes()
+    cache = fake_cache(tmp_path, "meta-llama/Llama-2-7b", {COMMIT_1: {"tokenizer.model": model}}, {"main": COMMIT_1})
+    tok = tagpipe.from_pretrained("meta-llama/Llama-2-7b", cache_dir=cache, local_files_only=True)
+    assert tok.native and tok.encode("Hello world") == [1, 15043, 3186]
+
+
 def test_offline_with_nothing_cached_is_real(tmp_path):
-    with pytest.raises(HubError, match="not in the cache"):
+    with pytest.raises(HubError, match="neither its tokenizer.json nor its tokenizer.model is in the cache"):
         tagpipe.from_pretrained("acme/never-downloaded", cache_dir=tmp_path, local_files_only=True)
 
 
@@ -94,11 +104,11 @@ def test_local_file_and_directory(tmp_path):
         assert tagpipe.from_pretrained(where).encode("Hello world") == [15496, 995]
     sp = tmp_path / "sp"
     sp.mkdir()
-    (sp / "tokenizer.model").write_bytes(b"\x0a\x00")
-    with pytest.raises(HubError, match="only a SentencePiece tokenizer.model"):
+    (sp / "tokenizer.model").write_bytes(b"\x0a\x00")  # one empty piece, a Unigram model by default
+    with pytest.raises(ValueError, match="does not convert: trainer_spec.model_type is Unigram"):
         tagpipe.from_pretrained(sp)
     (tmp_path / "empty").mkdir()
-    with pytest.raises(HubError, match="no tokenizer.json"):
+    with pytest.raises(HubError, match="no tokenizer.json or tokenizer.model"):
         tagpipe.from_pretrained(tmp_path / "empty")
     for path in (tmp_path / "missing.json", "./missing", "a/b/c"):  # paths, not repo ids: no Hub call
         with pytest.raises(HubError, match="no such file"):
@@ -125,7 +135,8 @@ def test_hub_errors_say_what_to_do(monkeypatch, raised, message):
         tagpipe.from_pretrained("acme/x", revision="nope")
 
 
-def test_repo_without_a_tokenizer_file(monkeypatch, tmp_path):
+def test_repo_without_a_tokenizer_json(monkeypatch, tmp_path):
+    """No tokenizer.json: a tokenizer.model is converted; neither is a clear error."""
     missing = getattr(hf_errors, "RemoteEntryNotFoundError", None) or hf_errors.EntryNotFoundError
     shipped: dict[str, str] = {}
 
@@ -135,11 +146,17 @@ def test_repo_without_a_tokenizer_file(monkeypatch, tmp_path):
         raise _http_error(missing, 404) if missing is not hf_errors.EntryNotFoundError else missing("404")
 
     monkeypatch.setattr(hf, "hf_hub_download", download)
-    with pytest.raises(HubError, match="has no tokenizer.json"):
+    with pytest.raises(HubError, match="has no tokenizer.json or tokenizer.model"):
         tagpipe.from_pretrained("acme/not-a-tokenizer")
     shipped["tokenizer.model"] = str(tmp_path / "tokenizer.model")
-    with pytest.raises(HubError, match="ships only a SentencePiece tokenizer.model"):
-        tagpipe.from_pretrained("meta-llama/Llama-2-7b")
+    (tmp_path / "tokenizer.model").write_bytes(b"\x0a\x00")
+    with pytest.raises(ValueError, match="does not convert"):
+        tagpipe.from_pretrained("acme/unigram")
+    if SHARED is not None:  # the real Llama 2 model, as meta-llama/Llama-2-7b ships it
+        shipped["tokenizer.model"] = str(SHARED / "tokenizers" / "llama2" / "tokenizer.model")
+        tok = tagpipe.from_pretrained("meta-llama/Llama-2-7b")
+        assert tok.native and tok.metaspace_runs
+        assert tok.encode("Hello world") == [1, 15043, 3186]
     shipped["tokenizer.json"] = str(tmp_path / "tokenizer.json")
     (tmp_path / "tokenizer.json").write_text(GPT2, encoding="utf-8")
     assert tagpipe.from_pretrained("acme/ok").encode("Hello") == [15496]
