@@ -5,7 +5,7 @@
         bundled GPT-2 tokenizer on one thread and on every core, check the ids against
         tokenizers when it is installed, and show the tag stream and the kernels
 
-    tagpipe encode MODEL INPUT... -o OUT [--lines | --blank-lines | --separator S]
+    tagpipe encode [MODEL] INPUT... -o OUT [--lines | --blank-lines | --separator S]
                    [--field F] [--column C] [--format bin|npy] [--errors strict|replace|skip]
                    [--threads N] [--no-special] [--progress]
         encode text, JSON Lines or Parquet files into OUT.bin (uint16/uint32 ids), OUT.idx
@@ -170,6 +170,8 @@ goes to stderr on a terminal; in pipes and logs the command is quiet unless --pr
 
 
 def encode(args: argparse.Namespace) -> int:
+    # one positional: the input, with the bundled tokenizer; more: MODEL first, then inputs
+    args.model, args.inputs = ("bundled", args.args) if len(args.args) == 1 else (args.args[0], args.args[1:])
     tok, name = load_model(args.model)
     show = sys.stderr.isatty() if args.progress is None else args.progress
     if not tok.native and show:
@@ -214,8 +216,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     d.set_defaults(func=demo)
     e = sub.add_parser("encode", help="encode corpus files into a token file (ids + document index)",
                        description=ENCODE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    e.add_argument("model", help='a tokenizer.json, a directory holding one, a Hub id, or "bundled"')
-    e.add_argument("inputs", nargs="+", metavar="INPUT", help='text, .jsonl or .parquet files ("-": stdin)')
+    e.add_argument("args", nargs="+", metavar="[MODEL] INPUT",
+                   help='MODEL: a tokenizer.json, a directory holding one, a Hub id, or "bundled" (the '
+                        'default when only one INPUT is given); INPUT: text, .jsonl or .parquet files '
+                        '("-": stdin)')
     e.add_argument("-o", "--out", required=True, help="output name: OUT.bin + OUT.idx + OUT.json "
                    "(or OUT.npy + OUT.idx.npy + OUT.json with --format npy or an OUT ending in .npy)")
     e.add_argument("--format", choices=tokenfile.FORMATS, default="bin", help="bin (default) or npy")

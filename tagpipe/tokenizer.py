@@ -202,6 +202,12 @@ def _build(canon: dict[str, Any], cache_bytes: int, use_metaspace_runs: bool = T
     return plan, spec
 
 
+def _unpickle(version: int, json_text: str, options: dict[str, Any]) -> "Tokenizer":
+    if version != 1:
+        raise ValueError(f"a tagpipe.Tokenizer pickled by a newer tagpipe (format {version})")
+    return Tokenizer(json_text, **options)
+
+
 def _id_bound(canon: dict[str, Any]) -> int:
     """One more than the largest id the tokenizer can produce (model vocabulary and added
     tokens): what `tokenizers`' get_vocab_size(with_added_tokens=True) is for dense vocabularies."""
@@ -216,11 +222,15 @@ def _merge_ids(model: dict[str, Any], vocab: dict[str, int]) -> np.ndarray:
     without the first len(continuing_subword_prefix) bytes of right (as the oracle builds it;
     the loader has checked that every one is in the vocabulary)."""
     cut = len((model.get("continuing_subword_prefix") or "").encode())
-    out = np.empty((len(model["merges"]), 3), dtype=np.uint32)
-    for i, (a, b) in enumerate(model["merges"]):
-        merged = (a.encode() + b.encode()[cut:]).decode("utf-8", "surrogateescape")
-        out[i] = (vocab[a], vocab[b], vocab[merged])
-    return out
+    merges = model["merges"]
+    firsts, seconds = [a for a, _ in merges], [b for _, b in merges]
+    if cut == 0:  # (the common case, column by column: ~5x faster than row by row)
+        merged = list(map(str.__add__, firsts, seconds))
+    else:
+        merged = [(a.encode() + b.encode()[cut:]).decode("utf-8", "surrogateescape") for a, b in merges]
+    get = vocab.__getitem__
+    columns = [list(map(get, firsts)), list(map(get, seconds)), list(map(get, merged))]
+    return np.array(columns, dtype=np.uint32).reshape(3, len(merges)).T.copy()
 
 
 # -- the tokenizer -----------------------------------------------------------------------------
@@ -234,6 +244,7 @@ class Tokenizer:
         `metaspace_runs=False` keeps a never-cutting pipeline whole (tagpipe.metaspace)."""
         self._json = json_text
         canon = _canonical(json_text)
+        self._options = {"cache_bytes": cache_bytes, "metaspace_runs": metaspace_runs}
         self._cache_bytes = _default_cache_bytes() if cache_bytes is None else int(cache_bytes)
         if self._cache_bytes < 0:
             raise ValueError("cache_bytes must not be negative")
@@ -246,6 +257,11 @@ class Tokenizer:
         self._oracle = None
         if self._native is None and not delegation_allowed():
             raise DelegationError("this tokenizer would be delegated to tokenizers: " + "; ".join(self.plan.reasons()))
+
+    def __reduce__(self):
+        """Pickles as its tokenizer.json and options (small, rebuilt natively where unpickled:
+        worker processes of datasets, Ray or Spark get the same ids)."""
+        return (_unpickle, (1, self._json, dict(self._options)))
 
     # -- loading --
     @classmethod

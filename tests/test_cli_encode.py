@@ -208,12 +208,21 @@ def test_corpus_blank_lines_llama3(tmp_path, path):
 
 # -- interruption and progress -------------------------------------------------------------
 
-def _big_input(tmp_path, megabytes=40):
+def _big_input(tmp_path, megabytes=40, unique=False):
+    """`megabytes` of lines; with `unique`, every line holds numbers seen nowhere else, so the
+    word cache keeps missing and the run takes seconds, not a fraction of one."""
     path = tmp_path / "big.txt"
     line = ("The quick brown fox jumps over the lazy dog, again and again; 0123456789.\n" * 50).encode()
     with open(path, "wb") as f:
-        for _ in range(int(megabytes * 1e6 / len(line)) + 1):
-            f.write(line)
+        if unique:
+            n = 0
+            while f.tell() < megabytes * 1e6:
+                f.write("".join(f"row {i} holds {i * 7919 % 1000003} and {i * 104729} quick foxes\n"
+                                for i in range(n, n + 20000)).encode())
+                n += 20000
+        else:
+            for _ in range(int(megabytes * 1e6 / len(line)) + 1):
+                f.write(line)
     return path
 
 
@@ -223,17 +232,19 @@ def _cmd(*argv):
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_interrupted_run_leaves_no_complete_output(tmp_path, model_path, sig):
-    big = _big_input(tmp_path)
+    big = _big_input(tmp_path, 60, unique=True)
     out = tmp_path / "out"
     proc = subprocess.Popen(_cmd(model_path, big, "--lines", "-o", out, "--threads", "1",
                                  "--batch-megabytes", "1"), cwd=tmp_path)
     deadline = time.time() + 60
-    while not list(tmp_path.glob(".out.bin.partial-*")) and time.time() < deadline:
-        time.sleep(0.02)
-    time.sleep(0.3)  # well inside the run: some batches written
-    assert proc.poll() is None, "the run finished before it could be interrupted"
+    while not list(tmp_path.glob(".out.bin.partial-*")) and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.01)
+    time.sleep(0.2)  # inside the run: some batches written
     proc.send_signal(sig)
-    proc.wait(timeout=60)
+    code = proc.wait(timeout=60)
+    if code == 0:
+        pytest.fail("the run finished before the signal: make the input bigger")
+    assert code == (-signal.SIGKILL if sig == signal.SIGKILL else 128 + signal.SIGTERM)
     finals = [p.name for p in tmp_path.iterdir() if p.name.startswith("out")]
     assert finals == []
     with pytest.raises(FileNotFoundError):
@@ -282,6 +293,14 @@ def test_progress_on_a_terminal_and_quiet_in_a_pipe(tmp_path, model_path):
     forced = subprocess.run(_cmd(model_path, big, "--lines", "-o", tmp_path / "f", "--progress"),
                             capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert "MB/s" in forced.stderr
+
+
+def test_one_input_uses_the_bundled_tokenizer(tmp_path, oracle):
+    a = tmp_path / "a.txt"
+    a.write_text("Hello bundled world", encoding="utf-8")
+    assert run(a, "-o", tmp_path / "o") == 0
+    got, meta = docs_of(tmp_path / "o")
+    assert got == [oracle.encode("Hello bundled world").ids] and meta["tokenizer"] == "the bundled GPT-2"
 
 
 def test_errors_name_the_input(tmp_path, model_path, capsys):

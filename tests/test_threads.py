@@ -79,3 +79,23 @@ def test_fork_after_the_pool_started(setup):
         time.sleep(0.05)
     assert os.waitstatus_to_exitcode(status) == 0
     assert tok.encode_batch(docs, num_threads=2) == want  # and the parent's pool still works
+
+
+def test_pickle_round_trip_in_another_process(setup, tmp_path):
+    import pickle
+    import subprocess
+    import sys
+
+    tok, docs, want = setup
+    small = tagpipe.Tokenizer.from_str(tok._json, cache_bytes=1 << 20, metaspace_runs=False)
+    data = pickle.dumps(small)
+    assert len(data) < len(tok._json.encode()) + 1000  # the JSON and options, nothing more
+    again = pickle.loads(data)
+    assert again.cache_bytes == 1 << 20 and again.encode_batch(docs) == want
+    (tmp_path / "tok.pkl").write_bytes(data)
+    script = ("import pickle, sys; t = pickle.load(open(sys.argv[1], 'rb')); "
+              "print(t.encode('Hello world'), t.cache_bytes)")
+    out = subprocess.run([sys.executable, "-c", script, str(tmp_path / "tok.pkl")], capture_output=True,
+                         text=True, timeout=TIMEOUT, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("]")[0] + "]" == str(tok.encode("Hello world")) and out.stdout.split()[-1] == str(1 << 20)
