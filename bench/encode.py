@@ -86,10 +86,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
-# The peers' drivers, Skip, Clock and _flat are the user-facing benchmark's (`tagpipe bench`):
+# The peers' drivers, Skip and Clock are the user-facing benchmark's (`tagpipe bench`):
 # one place says how each engine is called fastest.
+from tagpipe import benchmark  # noqa: E402
 from tagpipe.benchmark import (Clock, FastokensEngine, GigatokenEngine, Skip, TiktokenEngine,  # noqa: E402
-                               TokenizersEngine, _flat)
+                               TokenizersEngine)
 
 ENGINES = ["tagpipe", "tagpipe-wholespan", "tokenizers", "gigatoken", "fastokens", "tiktoken"]
 # engines that can add a post-processor's special tokens (BOS/EOS) on request
@@ -98,7 +99,9 @@ ADDS_SPECIAL_TOKENS = {"tagpipe": True, "tagpipe-wholespan": True, "tokenizers":
 CPU_FLAG = 1.3  # a one-thread call whose CPU time exceeds this many times its wall time
 
 
-class TagpipeEngine:
+class TagpipeEngine(benchmark.TagpipeEngine):
+    """The user-facing bench's engine, loaded with delegation switched off (a tokenizer that
+    would be delegated is reported, not timed) and with OPTIONS."""
     OPTIONS: dict = {}
 
     def __init__(self, path: str, special: bool, threads: int):
@@ -118,12 +121,6 @@ class TagpipeEngine:
                 raise Skip(f"delegates: to the oracle ({e})") from None
             raise Skip(f"cannot load: {type(e).__name__}: {str(e)[:120]}") from None
         self.special, self.threads = special, threads
-
-    def run(self, docs, clock):
-        with clock:
-            ids, offsets = self.tok.encode_batch_flat(docs, add_special_tokens=self.special,
-                                                      num_threads=self.threads)
-        return np.asarray(ids, dtype=np.uint32), np.asarray(offsets, dtype=np.int64)
 
 
 class WholeSpanEngine(TagpipeEngine):

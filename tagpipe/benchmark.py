@@ -182,14 +182,11 @@ class FastokensEngine:
 
 
 def byte_level_alphabet() -> dict[str, int]:
-    """Byte-level BPE's printable stand-ins: vocabulary character -> the byte it stands for.
-    Printable Latin-1 bytes stand for themselves; the other 68 are moved, in byte order, to
-    U+0100 onwards."""
-    keep = [b for b in range(256) if 0x21 <= b <= 0x7E or 0xA1 <= b <= 0xAC or 0xAE <= b <= 0xFF]
-    table = {chr(b): b for b in keep}
-    moved = [b for b in range(256) if b not in table.values()]
-    table.update({chr(0x100 + i): b for i, b in enumerate(moved)})
-    return table
+    """Byte-level BPE's printable stand-ins: vocabulary character -> the byte it stands for
+    (the inverse of tagpipe.pretokenizer.BYTE_CHARS)."""
+    from tagpipe.pretokenizer import BYTE_CHARS
+
+    return {c: b for b, c in enumerate(BYTE_CHARS)}
 
 
 GPT2_SPLIT = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""

@@ -114,16 +114,18 @@ def _pieces(f: BinaryIO, split: str, separator: bytes, chunk_bytes: int
         if split == "blank":
             # the last separator that cannot grow with more input (or any, at the end): one
             # followed by a byte that is no space, tab or line end
-            cut = None
-            for m in reversed(list(_BLANK.finditer(buf))):
-                if eof or _FINAL.match(buf, m.end()):
-                    cut = (m.start(), m.end())
-                    break
-            if cut is None and not eof:
+            seps = list(_BLANK.finditer(buf))
+            final = len(seps)
+            while final > 0 and not (eof or _FINAL.match(buf, seps[final - 1].end())):
+                final -= 1
+            if final == 0 and not eof:
                 pending = [buf]
                 continue
-            body, rest = (buf[:cut[0]], buf[cut[1]:]) if cut else (b"", buf)
-            docs = _BLANK.split(body) if body else []
+            docs, start = [], 0
+            for m in seps[:final]:  # the text between separators (one regex pass)
+                docs.append(buf[start:m.start()])
+                start = m.end()
+            rest = buf[start:]
             if eof:
                 docs, rest = docs + [rest], b""
             docs = [d for d in docs if d.strip(b" \t\r\n")]  # a leading blank line is no document

@@ -15,7 +15,7 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterator, Optional, Sequence, TextIO
 
 import tagpipe
@@ -42,7 +42,7 @@ class Result:
     input_bytes: int
     seconds: float
     skipped: int
-    peak_rss_mb: float = field(default=0.0)
+    peak_rss_mb: float
 
 
 class Progress:
@@ -56,12 +56,12 @@ class Progress:
         self.t0 = self.last = time.perf_counter()
         self.bytes = self.docs = self.tokens = 0
 
-    def update(self, nbytes: int, docs: int, tokens: int, force: bool = False) -> None:
+    def update(self, nbytes: int, docs: int, tokens: int) -> None:
         self.bytes += nbytes
         self.docs += docs
         self.tokens += tokens
         now = time.perf_counter()
-        if self.enabled and (force or now - self.last >= 0.1):
+        if self.enabled and now - self.last >= 0.1:
             self.last = now
             self.stream.write("\r" + self.line() + "\x1b[K")
             self.stream.flush()

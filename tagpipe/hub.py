@@ -96,7 +96,7 @@ def from_pretrained(name_or_path: Union[str, os.PathLike], *, revision: Optional
     if path.exists():
         return _local(path, **kw)
     name = str(name_or_path)
-    if name.startswith(("/", ".", "~")) or name.endswith(".json") or name.count("/") > 1 or os.sep in name.replace("/", ""):
+    if name.startswith(("/", ".", "~")) or name.endswith(".json") or name.count("/") > 1 or "\\" in name:
         raise HubError(f"{name}: no such file or directory (and not a Hub repo id)")
     try:
         from huggingface_hub import hf_hub_download

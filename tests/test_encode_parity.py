@@ -49,6 +49,7 @@ from hypothesis import strategies as st
 
 import strategies as S
 import tagpipe
+from tagpipe.pretokenizer import BYTE_CHARS
 from conftest import CORPORA, SHARED, corpus_ids, needs_shared
 
 # ---------------------------------------------------------------------------------------
@@ -619,17 +620,7 @@ def test_added_tokens_in_awkward_places(name, add_special):
 BYTE_TOKENS = [f"<0x{b:02X}>" for b in range(256)]
 
 
-def _bytelevel_chars() -> list[str]:
-    printable = [b for b in range(256) if 0x21 <= b <= 0x7E or 0xA1 <= b <= 0xAC or 0xAE <= b]
-    chars = [""] * 256
-    for n, b in enumerate([b for b in range(256) if b not in printable]):
-        chars[b] = chr(0x100 + n)
-    for b in printable:
-        chars[b] = chr(b)
-    return chars
-
-
-BL = _bytelevel_chars()
+BL = BYTE_CHARS  # GPT-2's bytes_to_unicode: byte -> the character standing for it
 
 
 def added(content, *, special=False, lstrip=False, rstrip=False, single_word=False, normalized=None):

@@ -37,7 +37,7 @@ CASES = {
     "truncated": (BASE[:5000], "line"),
     "not an object": ("[1, 2]", "tokenizer"),
     "nested 100,000 deep (arrays)": ("[" * 100_000 + "]" * 100_000, "nested"),
-    "nested 100,000 deep (objects)": ('{"a":' * 100_000 + "1" + "}" * 100_000, ""),
+    "nested 100,000 deep (objects)": ('{"a":' * 100_000 + "1" + "}" * 100_000, "a.a.a.a"),
     "vocab is a list": (edit(setitem(["model", "vocab"], [1, 2])), "model.vocab"),
     "merges is a string": (edit(setitem(["model", "merges"], "a b")), "model.merges"),
     "unknown pre_tokenizer type": (edit(setitem(["pre_tokenizer"], {"type": "Foo"})), "pre_tokenizer"),
