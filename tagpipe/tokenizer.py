@@ -25,6 +25,7 @@ from tagpipe import _core
 from tagpipe._delegate import DelegationError, delegation_allowed, oracle
 from tagpipe.metaspace import metaspace_runs
 from tagpipe.plan import Plan, Step, plan_pre_tokenizer
+from tagpipe.postprocess import PostProcess, plan_post_process
 from tagpipe.pretokenizer import _utf8
 
 DEFAULT_CACHE_BYTES = 128 << 20  # the word cache budget, all threads of one Tokenizer together
@@ -139,12 +140,9 @@ def _added_tokens(tokens: list[dict[str, Any]], vocab: dict[str, int]) -> list[t
 
 
 def _build(canon: dict[str, Any], cache_bytes: int, use_metaspace_runs: bool = True
-           ) -> tuple[Plan, Optional[dict[str, Any]]]:
+           ) -> tuple[Plan, Optional[dict[str, Any]], PostProcess]:
+    """The plan, the native encoder's spec (None: delegated) and the truncation and padding."""
     plan = Plan()
-    if canon.get("truncation") is not None:
-        plan.steps.append(Step("truncation", "truncation", False, "truncation is not native yet"))
-    if canon.get("padding") is not None:
-        plan.steps.append(Step("padding", "padding", False, "padding is not native yet"))
     norm_steps: list = []
     _plan_normalizer(canon.get("normalizer"), "normalizer", plan, norm_steps)
     pre = plan_pre_tokenizer(canon.get("pre_tokenizer"))
@@ -161,8 +159,9 @@ def _build(canon: dict[str, Any], cache_bytes: int, use_metaspace_runs: bool = T
         plan.steps.append(Step("model", f"BPE({len(model['vocab'])} tokens, {len(model['merges'])} merges)",
                                True, "native, word cache " + f"{cache_bytes >> 20} MiB"))
     prefix_ids, suffix_ids = _post_ids(canon.get("post_processor"), "post_processor", plan)
+    post = plan_post_process(canon, prefix_ids, suffix_ids, plan)
     if not plan.native:
-        return plan, None
+        return plan, None, post
     runs, lines = metaspace_runs(canon, norm_steps, pre.stages)
     if runs and not use_metaspace_runs:
         runs, lines = None, [Step("MetaspaceRuns", "off", True, "disabled (metaspace_runs=False): "
@@ -179,7 +178,7 @@ def _build(canon: dict[str, Any], cache_bytes: int, use_metaspace_runs: bool = T
             if form is None:
                 plan.steps.append(Step("added_tokens", token["content"], False,
                                        "its normalized form needs a normalization tagpipe does not run"))
-                return plan, None
+                return plan, None, post
             entry[0] = form
             normalized.append(tuple(entry))
         else:
@@ -199,7 +198,7 @@ def _build(canon: dict[str, Any], cache_bytes: int, use_metaspace_runs: bool = T
         "suffix_ids": suffix_ids,
         "cache_bytes": cache_bytes,
     }
-    return plan, spec
+    return plan, spec, post
 
 
 def _unpickle(version: int, json_text: str, options: dict[str, Any]) -> "Tokenizer":
@@ -248,7 +247,7 @@ class Tokenizer:
         self._cache_bytes = _default_cache_bytes() if cache_bytes is None else int(cache_bytes)
         if self._cache_bytes < 0:
             raise ValueError("cache_bytes must not be negative")
-        self.plan, spec = _build(canon, self._cache_bytes, metaspace_runs)
+        self.plan, spec, self._post = _build(canon, self._cache_bytes, metaspace_runs)
         self._vocab_size = _id_bound(canon)
         self._native = _core.Encoder(spec) if spec is not None else None
         # (the post-processor's tokens around one sequence, when native: tagpipe.accelerate)
@@ -322,6 +321,12 @@ class Tokenizer:
             except UnicodeEncodeError:
                 _utf8(text)  # raises the clear ValueError
                 raise
+            if ids is not None and self._post.active:
+                offsets = np.array([0, len(ids)], dtype=np.int64)
+                if self._post.failing(np.diff(offsets), add_special_tokens)[0]:
+                    ids = None  # the oracle's error: it raises it
+                else:
+                    ids, _ = self._post.pad(*self._post.truncate(ids, offsets, add_special_tokens))
             if ids is not None:
                 return ids
         return np.asarray(self._delegate(text, add_special_tokens), dtype=np.uint32)
@@ -343,24 +348,26 @@ class Tokenizer:
         if threads < 1:
             raise ValueError("num_threads must be at least 1")
         if self._native is None:
-            parts = [np.asarray(self._delegate(t, add_special_tokens), dtype=np.uint32) for t in texts]
-            offsets = np.zeros(len(parts) + 1, dtype=np.int64)
-            np.cumsum([len(p) for p in parts], out=offsets[1:])
-            return (np.concatenate(parts) if parts else np.zeros(0, np.uint32)), offsets
-        try:
-            ids, offsets, delegate = self._native.encode_batch(texts, add_special_tokens, threads)
-        except UnicodeEncodeError:
-            for t in texts:
-                _utf8(t)
-            raise
-        if delegate.any():  # rare: texts whose normalization is not native; splice their ids in
+            delegate = np.ones(len(texts), dtype=bool)
+            ids, offsets = np.zeros(0, np.uint32), np.zeros(len(texts) + 1, dtype=np.int64)
+        else:
+            try:
+                ids, offsets, delegate = self._native.encode_batch(texts, add_special_tokens, threads)
+            except UnicodeEncodeError:
+                for t in texts:
+                    _utf8(t)
+                raise
+            if self._post.active:
+                delegate = delegate.astype(bool) | self._post.failing(np.diff(offsets), add_special_tokens)
+                ids, offsets = self._post.truncate(ids, offsets, add_special_tokens)
+        if delegate.any():  # texts the native encoder cannot take (the oracle truncates and pads them)
             parts = [ids[offsets[i]:offsets[i + 1]] if not delegate[i]
                      else np.asarray(self._delegate(texts[i], add_special_tokens), dtype=np.uint32)
                      for i in range(len(texts))]
             offsets = np.zeros(len(parts) + 1, dtype=np.int64)
             np.cumsum([len(p) for p in parts], out=offsets[1:])
             ids = np.concatenate(parts) if parts else np.zeros(0, np.uint32)
-        return ids, offsets
+        return self._post.pad(ids, offsets)  # (BatchLongest: to the batch's longest)
 
     def encode_batch(self, texts: Sequence[str], add_special_tokens: bool = True,
                      num_threads: Optional[int] = None) -> list[list[int]]:

@@ -1,0 +1,128 @@
+"""Truncation and padding (tagpipe/postprocess.py) against the oracle.
+
+A small byte-level BPE (fast to load: the test loads one per combination) gets a TemplateProcessing that adds special tokens (so the limit is
+``max_length - n_added``) and every combination of truncation and padding settings, written
+into its tokenizer.json; tagpipe (natively: delegation off) and the oracle load the same file.
+``encode`` is compared with the oracle's ``encode``, ``encode_batch_flat`` with its
+``encode_batch`` (where BatchLongest pads to the longest of the batch).  Settings the oracle
+fails on (OnlySecond with a text to cut, a stride the cut cannot take) must fail in tagpipe too.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+import tokenizers
+
+import tagpipe
+from tagpipe.pretokenizer import BYTE_CHARS
+
+TEXTS = ["", "a", "Hello world", "one two three four five six seven eight nine ten eleven",
+         "x" * 40, " ".join(str(i) for i in range(60)), "unicode: ünïcode 中文 ▁test"]
+
+TRUNCATIONS = [None] + [
+    {"direction": d, "max_length": m, "strategy": s, "stride": st}
+    for d, m, s, st in itertools.product(["Right", "Left"], [0, 1, 2, 3, 5, 17],
+                                         ["LongestFirst", "OnlyFirst", "OnlySecond"], [0, 2])
+]
+PADDINGS = [None] + [
+    {"strategy": strat, "direction": d, "pad_to_multiple_of": mult, "pad_id": 7, "pad_type_id": 0, "pad_token": "("}
+    for strat, d, mult in itertools.product(["BatchLongest", {"Fixed": 0}, {"Fixed": 9}, {"Fixed": 40}],
+                                            ["Right", "Left"], [None, 0, 8])
+]
+
+
+def _base() -> dict:
+    vocab = {c: i for i, c in enumerate(BYTE_CHARS)}
+    merges = [["t", "h"], ["th", "e"], ["Ġ", "t"], ["o", "n"], ["e", "n"]]
+    for a, b in merges:
+        vocab[a + b] = len(vocab)
+    vocab["<|endoftext|>"] = EOT
+    doc = {"version": "1.0", "truncation": None, "padding": None, "normalizer": None, "decoder": None,
+           "added_tokens": [{"id": EOT, "content": "<|endoftext|>", "single_word": False, "lstrip": False,
+                             "rstrip": False, "normalized": False, "special": True}],
+           "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+                             "use_regex": True},
+           "model": {"type": "BPE", "vocab": vocab, "merges": merges}}
+    eot = {"id": "<|endoftext|>", "type_id": 0}
+    doc["post_processor"] = {
+        "type": "TemplateProcessing",
+        "single": [{"SpecialToken": eot}, {"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": eot}],
+        "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
+        "special_tokens": {"<|endoftext|>": {"id": "<|endoftext|>", "ids": [EOT], "tokens": ["<|endoftext|>"]}},
+    }
+    return doc
+
+
+EOT = 300
+BASE = _base()
+
+
+def _outcome(fn):
+    try:
+        return fn()
+    except BaseException as e:  # the oracle's panics are BaseExceptions (pyo3 PanicException)
+        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+            raise
+        return "error"
+
+
+def _pair(trunc, pad):
+    doc = dict(BASE, truncation=trunc, padding=pad)
+    text = json.dumps(doc)
+    return tagpipe.Tokenizer.from_str(text), tokenizers.Tokenizer.from_str(text)
+
+
+@pytest.mark.parametrize("trunc", TRUNCATIONS, ids=lambda t: "none" if t is None else
+                         f"{t['direction']}-{t['max_length']}-{t['strategy']}-s{t['stride']}")
+def test_truncation_and_padding_equal_the_oracle(trunc):
+    for pad in PADDINGS:
+        tok, ref = _pair(trunc, pad)
+        assert tok.native, tok.explain()
+        for special in (True, False):
+            for text in TEXTS:
+                want = _outcome(lambda: ref.encode(text, add_special_tokens=special).ids)
+                got = _outcome(lambda: tok.encode(text, add_special_tokens=special))
+                assert got == want, (trunc, pad, special, text)
+            want = _outcome(lambda: [e.ids for e in ref.encode_batch(TEXTS, add_special_tokens=special)])
+
+            def flat():
+                ids, offsets = tok.encode_batch_flat(TEXTS, add_special_tokens=special, num_threads=2)
+                return [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(TEXTS))]
+            assert _outcome(flat) == want, (trunc, pad, special)
+
+
+def test_native_tokenizer_stays_native_when_nothing_fails():
+    trunc = {"direction": "Right", "max_length": 5, "strategy": "LongestFirst", "stride": 0}
+    pad = {"strategy": {"Fixed": 9}, "direction": "Right", "pad_to_multiple_of": None, "pad_id": 7,
+           "pad_type_id": 0, "pad_token": "("}
+    tok, ref = _pair(trunc, pad)
+    with tagpipe.delegation_disabled():
+        for text in TEXTS:
+            assert tok.encode(text) == ref.encode(text).ids
+        ids, offsets = tok.encode_batch_flat(TEXTS)
+        assert np.all(np.diff(offsets) == 9)
+    assert "truncation: LongestFirst(max_length=5" in tok.explain()
+    assert "padding: Fixed(9), Right, pad_id=7 -> native" in tok.explain()
+
+
+def test_oracle_errors_are_raised_not_hidden():
+    # OnlySecond on one sequence that must be cut: the oracle errors; tagpipe asks it.
+    trunc = {"direction": "Right", "max_length": 4, "strategy": "OnlySecond", "stride": 0}
+    tok, ref = _pair(trunc, None)
+    with tagpipe.delegation_disabled():  # short enough: no error, native
+        assert tok.encode("a") == ref.encode("a").ids == [EOT, BYTE_CHARS.index("a"), EOT]
+    with pytest.raises(Exception, match="Second sequence not provided"):
+        tok.encode("one two three four five")
+    with tagpipe.delegation_disabled(), pytest.raises(tagpipe.DelegationError):
+        tok.encode("one two three four five")
+
+
+def test_huge_fixed_padding_is_refused_with_its_name():
+    pad = {"strategy": {"Fixed": 1 << 40}, "direction": "Right", "pad_to_multiple_of": None, "pad_id": 7,
+           "pad_type_id": 0, "pad_token": "("}
+    tok, _ = _pair(None, pad)
+    with pytest.raises(ValueError, match="padding"):
+        tok.encode("a")
