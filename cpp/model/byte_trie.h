@@ -1,18 +1,22 @@
 // A trie over the bytes of vocabulary strings, walked one byte at a time: the WordPiece
 // longest match and Unigram's common-prefix search (tokenizers' unigram/trie.rs: every
 // vocabulary string that is a prefix of the text from a position).  A walk costs one
-// lookup per byte it advances and stops at the first byte no string continues with, so
-// matching at a position is linear in the longest match there.
+// child lookup per byte it advances and stops at the first byte no string continues with,
+// so matching at a position is linear in the longest match there.
 //
 // Node 0 is the root (the empty string, which never matches: the oracle only reports a
-// node after it has consumed a byte).  Edges live in one open-addressing table keyed by
-// (node, byte); the root's 256 edges are a plain array (every walk starts there).
+// node after it has consumed a byte); its 256 children are a plain array.  The other nodes
+// are numbered in depth-first order of the sorted strings (a subtree is contiguous, so a
+// walk stays in a small region), and each keeps its children's bytes, in order, next to
+// each other (one cache line for most nodes) with the child numbers in a parallel array.
 // Built once, then shared between threads.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <utility>
 #include <vector>
-
-#include "model/hash.h"
 
 namespace tagpipe {
 
@@ -20,35 +24,59 @@ class ByteTrie {
  public:
   static constexpr uint32_t kNone = UINT32_MAX;
 
-  ByteTrie() : values_(1, kNone) {
-    for (uint32_t& c : root_) c = kNone;
-  }
-
-  // Adds s[0..n) -> value (a later value for the same string replaces the earlier one).
-  void insert(const uint8_t* s, size_t n, uint32_t value) {
-    uint32_t node = 0;
-    for (size_t i = 0; i < n; i++) {
-      uint32_t next = child(node, s[i]);
-      if (next == kNone) {
-        next = uint32_t(values_.size());
-        values_.push_back(kNone);
-        set_child(node, s[i], next);
+  // entries: (string, value); a string repeated keeps its last value; "" is ignored.
+  explicit ByteTrie(const std::vector<std::pair<std::string_view, uint32_t>>& entries) {
+    std::vector<uint32_t> order(entries.size());
+    for (uint32_t i = 0; i < order.size(); i++) order[i] = i;
+    // (string_view compares bytes as unsigned char; stable: repeats stay in file order)
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return entries[a].first < entries[b].first; });
+    // Build: strings in sorted order, so a node's new child always comes after its others
+    // and the child a string shares with the previous string is the node's last one.
+    std::vector<std::vector<std::pair<uint8_t, uint32_t>>> kids(1);
+    values_.assign(1, kNone);
+    for (uint32_t e : order) {
+      const std::string_view s = entries[e].first;
+      if (s.empty()) continue;
+      uint32_t node = 0;
+      for (const char ch : s) {
+        const uint8_t b = uint8_t(ch);
+        auto& k = kids[node];
+        if (!k.empty() && k.back().first == b) {
+          node = k.back().second;
+        } else {
+          const uint32_t next = uint32_t(values_.size());
+          k.emplace_back(b, next);
+          kids.emplace_back();
+          values_.push_back(kNone);
+          node = next;
+        }
       }
-      node = next;
+      values_[node] = entries[e].second;
     }
-    if (n > 0) values_[node] = value;
+    for (uint32_t& c : root_) c = kNone;
+    for (const auto& [b, next] : kids[0]) root_[b] = next;
+    first_.resize(kids.size() + 1);
+    for (size_t n = 0; n < kids.size(); n++) {
+      first_[n] = uint32_t(labels_.size());
+      if (n == 0) continue;  // (the root's children are root_)
+      for (const auto& [b, next] : kids[n]) labels_.push_back(b), targets_.push_back(next);
+    }
+    first_[kids.size()] = uint32_t(labels_.size());
   }
 
   // The node after `node` reads byte b, or kNone.
   uint32_t child(uint32_t node, uint8_t b) const {
     if (node == 0) return root_[b];
-    if (edges_.empty()) return kNone;
-    const uint64_t key = (uint64_t(node) << 8) | b;
-    for (size_t i = slot(key);; i = (i + 1) & mask_) {
-      const Edge& e = edges_[i];
-      if (e.child == kNone) return kNone;
-      if (e.key == key) return e.child;
+    const uint32_t begin = first_[node], end = first_[node + 1];
+    const uint8_t* labels = labels_.data();
+    if (end - begin <= 16) {
+      for (uint32_t i = begin; i < end; i++)
+        if (labels[i] == b) return targets_[i];
+      return kNone;
     }
+    const void* hit = std::memchr(labels + begin, b, end - begin);
+    return hit ? targets_[size_t(static_cast<const uint8_t*>(hit) - labels)] : kNone;
   }
   // The value of the string that ends at `node`, or kNone.
   uint32_t value(uint32_t node) const { return values_[node]; }
@@ -61,39 +89,11 @@ class ByteTrie {
   }
 
  private:
-  struct Edge {
-    uint64_t key = 0;
-    uint32_t child = kNone;
-  };
-  size_t slot(uint64_t key) const { return size_t(mix64(key)) & mask_; }
-  void set_child(uint32_t node, uint8_t b, uint32_t next) {
-    if (node == 0) {
-      root_[b] = next;
-      return;
-    }
-    if ((count_ + 1) * 2 > edges_.size()) grow();
-    const uint64_t key = (uint64_t(node) << 8) | b;
-    size_t i = slot(key);
-    while (edges_[i].child != kNone) i = (i + 1) & mask_;
-    edges_[i] = Edge{key, next};
-    count_++;
-  }
-  void grow() {
-    std::vector<Edge> old = std::move(edges_);
-    edges_.assign(old.empty() ? 1024 : old.size() * 2, Edge{});
-    mask_ = edges_.size() - 1;
-    for (const Edge& e : old)
-      if (e.child != kNone) {
-        size_t i = slot(e.key);
-        while (edges_[i].child != kNone) i = (i + 1) & mask_;
-        edges_[i] = e;
-      }
-  }
-
   uint32_t root_[256];
-  std::vector<uint32_t> values_;  // per node
-  std::vector<Edge> edges_;
-  size_t mask_ = 0, count_ = 0;
+  std::vector<uint32_t> values_;   // per node
+  std::vector<uint32_t> first_;    // node n's children are labels_/targets_[first_[n] .. first_[n + 1])
+  std::vector<uint8_t> labels_;
+  std::vector<uint32_t> targets_;
 };
 
 }  // namespace tagpipe

@@ -12,13 +12,20 @@ uint32_t char_len(uint8_t lead) {  // the UTF-8 length of a character from its l
 
 }  // namespace
 
+namespace {
+std::vector<std::pair<std::string_view, uint32_t>> entries_of(const std::vector<std::pair<std::string, double>>& pieces) {
+  std::vector<std::pair<std::string_view, uint32_t>> out;
+  for (uint32_t id = 0; id < pieces.size(); id++) out.emplace_back(pieces[id].first, id);
+  return out;
+}
+}  // namespace
+
 Unigram::Unigram(const std::vector<std::pair<std::string, double>>& pieces, uint32_t unk_id, bool byte_fallback)
-    : unk_id_(unk_id), byte_fallback_(byte_fallback) {
+    : trie_(entries_of(pieces)), unk_id_(unk_id), byte_fallback_(byte_fallback) {
   double min_score = std::numeric_limits<double>::infinity();
   score_.reserve(pieces.size());
   for (uint32_t id = 0; id < pieces.size(); id++) {
     const std::string& p = pieces[id].first;
-    trie_.insert(reinterpret_cast<const uint8_t*>(p.data()), p.size(), id);
     ids_.put(p, id);
     score_.push_back(pieces[id].second);
     if (pieces[id].second < min_score) min_score = pieces[id].second;
@@ -100,8 +107,13 @@ bool Unigram::encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, P
     }
     end = begin;
   }
-  for (size_t k = spans.size(); k >= 3; k -= 3)
-    if (!emit(s + spans[k - 3], spans[k - 2] - spans[k - 3], ids)) return false;
+  for (size_t k = spans.size(); k >= 3; k -= 3) {
+    const uint32_t begin = spans[k - 3], end = spans[k - 2];
+    // A piece's own node: the oracle looks its string up again and finds the same (last)
+    // id the trie holds.  An unk run: its string is looked up (it may be a piece).
+    if (spans[k - 1] != kNone && node_id[end] != unk_id_) ids.push_back(node_id[end]);
+    else if (!emit(s + begin, end - begin, ids)) return false;
+  }
   return true;
 }
 

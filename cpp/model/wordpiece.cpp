@@ -2,10 +2,16 @@
 
 namespace tagpipe {
 
-WordPiece::WordPiece(const StringTable& vocab, WordPieceOptions options) : opt_(std::move(options)) {
-  vocab.for_each([&](std::string_view key, uint32_t id) {
-    trie_.insert(reinterpret_cast<const uint8_t*>(key.data()), key.size(), id);
-  });
+namespace {
+std::vector<std::pair<std::string_view, uint32_t>> entries_of(const StringTable& vocab) {
+  std::vector<std::pair<std::string_view, uint32_t>> out;
+  vocab.for_each([&](std::string_view key, uint32_t id) { out.emplace_back(key, id); });
+  return out;
+}
+}  // namespace
+
+WordPiece::WordPiece(const StringTable& vocab, WordPieceOptions options)
+    : trie_(entries_of(vocab)), opt_(std::move(options)) {
   // With an empty prefix the continuation matches are the vocabulary itself (node 0).
   cont_root_ = trie_.walk(reinterpret_cast<const uint8_t*>(opt_.prefix.data()), opt_.prefix.size());
 }
