@@ -56,19 +56,21 @@ class ByteTrie {
     }
     for (uint32_t& c : root_) c = kNone;
     for (const auto& [b, next] : kids[0]) root_[b] = next;
-    first_.resize(kids.size() + 1);
+    nodes_.resize(kids.size());
     for (size_t n = 0; n < kids.size(); n++) {
-      first_[n] = uint32_t(labels_.size());
-      if (n == 0) continue;  // (the root's children are root_)
-      for (const auto& [b, next] : kids[n]) labels_.push_back(b), targets_.push_back(next);
+      nodes_[n].value = values_[n];
+      nodes_[n].first = uint32_t(labels_.size());
+      if (n > 0)  // (the root's children are root_)
+        for (const auto& [b, next] : kids[n]) labels_.push_back(b), targets_.push_back(next);
+      nodes_[n].end = uint32_t(labels_.size());
     }
-    first_[kids.size()] = uint32_t(labels_.size());
+    std::vector<uint32_t>().swap(values_);
   }
 
   // The node after `node` reads byte b, or kNone.
   uint32_t child(uint32_t node, uint8_t b) const {
     if (node == 0) return root_[b];
-    const uint32_t begin = first_[node], end = first_[node + 1];
+    const uint32_t begin = nodes_[node].first, end = nodes_[node].end;
     const uint8_t* labels = labels_.data();
     if (end - begin <= 16) {
       for (uint32_t i = begin; i < end; i++)
@@ -79,7 +81,7 @@ class ByteTrie {
     return hit ? targets_[size_t(static_cast<const uint8_t*>(hit) - labels)] : kNone;
   }
   // The value of the string that ends at `node`, or kNone.
-  uint32_t value(uint32_t node) const { return values_[node]; }
+  uint32_t value(uint32_t node) const { return nodes_[node].value; }
 
   // The node of s[0..n), or kNone.
   uint32_t walk(const uint8_t* s, size_t n) const {
@@ -89,9 +91,13 @@ class ByteTrie {
   }
 
  private:
+  struct Node {  // (a node's fields in one cache line: a walk reads them together)
+    uint32_t first, end;  // its children are labels_/targets_[first .. end)
+    uint32_t value;
+  };
   uint32_t root_[256];
-  std::vector<uint32_t> values_;   // per node
-  std::vector<uint32_t> first_;    // node n's children are labels_/targets_[first_[n] .. first_[n + 1])
+  std::vector<uint32_t> values_;  // (while building)
+  std::vector<Node> nodes_;
   std::vector<uint8_t> labels_;
   std::vector<uint32_t> targets_;
 };
