@@ -438,9 +438,10 @@ class Tokenizer:
 
     def profile(self, texts: Sequence[str], add_special_tokens: bool = True) -> dict[str, float]:
         """Nanoseconds per byte of each stage -- normalize, split (added tokens and
-        pre-tokenizer) and model (cache and BPE) -- encoding `texts` on one thread; and of
-        the model's pieces, the share that missed the word cache (`miss_rate`) and the
-        nanoseconds one such miss took (`ns_per_miss`: BPE and the cache insert)."""
+        pre-tokenizer) and model (the word cache and the model: BPE, WordPiece, WordLevel or
+        Unigram) -- encoding `texts` on one thread; and of the model's pieces, the share that
+        missed the word cache (`miss_rate`) and the nanoseconds one such miss took
+        (`ns_per_miss`: the model and the cache insert)."""
         if self._native is None:
             raise DelegationError("a delegated tokenizer has no native stages to profile")
         texts = list(texts)

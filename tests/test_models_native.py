@@ -289,6 +289,15 @@ def test_unigram_without_unk_id():
     assert_same(unigram(pieces, unk_id=None), ["ab", "abc", "c", "abcc", "aab", "", "ab ab"])
 
 
+def test_odd_but_valid_files():
+    assert_same(wordpiece(["[UNK]", "a", "##a"], max_chars=2**64 - 1), ["a" * 300, "ab"])
+    assert_same(wordpiece([], unk="[UNK]"), ["a", ""])
+    assert_same(wordlevel([], unk="[UNK]"), ["a", ""])
+    assert_same(unigram([], unk_id=None), ["a", "", "ab"])
+    assert_same(unigram([("a", 0.0), ("b", 0.0), ("ab", 0.0)], unk_id=None), ["ab", "abab", "ba"])
+    assert_same(unigram([("<unk>", 1e300), ("a", -1e300), ("b", 5e-324)]), ["ab", "abx", "xx"])
+
+
 def test_unigram_repeated_pieces():
     pieces = [("<unk>", 0.0), ("a", -1.0), ("ab", -3.0), ("b", -1.0), ("ab", -0.5), ("a", -4.0)]
     assert_same(unigram(pieces), ["ab", "a", "aab", "ba", "abab"])
