@@ -363,7 +363,8 @@ class Tokenizer:
     def _oracle_tokenizer(self):
         if not delegation_allowed():  # checked on every call, not only the first
             raise DelegationError("this call would be delegated to tokenizers: " + "; ".join(self.plan.reasons())
-                                  if not self.native else "this text needs a normalization tagpipe does not run")
+                                  if not self.native else "this text needs a normalization tagpipe does not run, "
+                                  "or an unknown piece meets a model without its unk token (the oracle raises)")
         if self._oracle is None:
             self._oracle = oracle().Tokenizer.from_str(self._json)
         return self._oracle
