@@ -433,12 +433,15 @@ def breakdown(model: str, path: str, corpora, special: bool) -> str:
     MetaspaceRuns off.  Run in this process, after the timed rounds."""
     import tagpipe
 
+    first = tagpipe.Tokenizer.from_file(path)
+    if not first.native:  # (delegated: reported in the table, nothing native to profile)
+        return "Stage breakdown: none, tagpipe delegates this tokenizer."
     variants = [("tagpipe", {})]
-    if tagpipe.Tokenizer.from_file(path).metaspace_runs:
+    if first.metaspace_runs:
         variants.append(("tagpipe-wholespan", {"metaspace_runs": False}))
     cols = ("normalize", "split", "model", "total", "miss rate", "ns/miss")
     lines = ["Stage breakdown, ns/byte, one thread (normalize / split = added tokens + pre-tokenizer "
-             "/ model = cache + BPE; the share of pieces that missed the word cache and the time "
+             "/ model = cache + model (BPE, WordPiece, ...); the share of pieces that missed the word cache and the time "
              "one miss took), warmed on one slice and profiled on the next:", "",
              "| corpus | " + " | ".join(f"{name} {st}" for name, _ in variants for st in cols) + " |",
              "|" + "---|" * (1 + len(cols) * len(variants))]

@@ -115,15 +115,16 @@ def _post_ids(node: Optional[dict[str, Any]], path: str, plan: Plan) -> tuple[li
     return [], []
 
 
-def _added_tokens(tokens: list[dict[str, Any]], vocab: dict[str, int]) -> list[tuple[dict[str, Any], int]]:
+def _added_tokens(tokens: list[dict[str, Any]], vocab: dict[str, int], vocab_size: Optional[int] = None
+                  ) -> list[tuple[dict[str, Any], int]]:
     """The added tokens and their ids, as AddedVocabulary::add_tokens assigns them at load
     (the "id" in the file is only checked, with a warning): a content already known keeps
     its id (added tokens first, then the model's vocabulary), a new one takes the next id
-    from the vocabulary's size; an exact duplicate is ignored; a later token replaces an
-    earlier one with the same id."""
+    from the model's get_vocab_size() (`vocab_size`, default len(vocab)); an exact duplicate
+    is ignored; a later token replaces an earlier one with the same id."""
     by_content: dict[str, int] = {}
     by_id: dict[int, dict[str, Any]] = {}
-    next_id = len(vocab)
+    next_id = len(vocab) if vocab_size is None else vocab_size
     for t in tokens:
         token = {k: t[k] for k in ("content", "single_word", "lstrip", "rstrip", "normalized", "special")}
         content = token["content"]
@@ -139,6 +140,84 @@ def _added_tokens(tokens: list[dict[str, Any]], vocab: dict[str, int]) -> list[t
     return [(t, i) for i, t in by_id.items()]
 
 
+# -- the model ----------------------------------------------------------------------------------
+
+
+def _plan_model(model: dict[str, Any], pre_stages: list[dict[str, Any]], cache_bytes: int, plan: Plan) -> None:
+    """The explain() line of the model: native, or delegated and why."""
+    kind = model["type"]
+    cache = f"word cache {cache_bytes >> 20} MiB"
+    if kind != "BPE" and any(st.get("kind") == "byte_level" for st in pre_stages):
+        # (the native ByteLevel pre-tokenizer hands raw bytes to BPE, which maps them itself)
+        plan.steps.append(Step("model", kind, False, "a ByteLevel pre-tokenizer before a non-BPE model "
+                                                     "is not native"))
+    elif kind == "BPE":
+        if model.get("dropout"):
+            plan.steps.append(Step("model", "BPE", False, "dropout is random: delegated"))
+        elif model.get("unk_token") is not None and model["unk_token"] not in model["vocab"]:
+            plan.steps.append(Step("model", "BPE", False, "unk_token is not in the vocabulary (the oracle "
+                                                           "fails on the first unknown character)"))
+        else:
+            plan.steps.append(Step("model", f"BPE({len(model['vocab'])} tokens, {len(model['merges'])} merges)",
+                                   True, "native, " + cache))
+    elif kind == "WordPiece":
+        plan.steps.append(Step("model", f"WordPiece({len(model['vocab'])} tokens, "
+                                        f"prefix {model['continuing_subword_prefix']!r}, "
+                                        f"max {model['max_input_chars_per_word']} chars)",
+                               True, "greedy longest match on a byte trie, " + cache + _unk_note(model)))
+    elif kind == "WordLevel":
+        plan.steps.append(Step("model", f"WordLevel({len(model['vocab'])} tokens)", True,
+                               "vocabulary lookup, " + cache + _unk_note(model)))
+    elif kind == "Unigram":
+        extra = ", byte_fallback" if model.get("byte_fallback") else ""
+        plan.steps.append(Step("model", f"Unigram({len(model['vocab'])} pieces, unk_id {model.get('unk_id')}{extra})",
+                               True, "Viterbi on a byte trie (the oracle's encode_optimized), " + cache))
+    else:
+        plan.steps.append(Step("model", kind, False, f"no native {kind} model"))
+
+
+def _unk_note(model: dict[str, Any]) -> str:
+    if model["unk_token"] in model["vocab"]:
+        return ""
+    return (f"; unk_token {model['unk_token']!r} is not in the vocabulary: a text with an unknown piece "
+            "is delegated, and the oracle raises")
+
+
+def _model_vocab(model: dict[str, Any]) -> tuple[dict[str, int], int]:
+    """The model's token -> id map (a repeated Unigram piece: its last id) and its
+    get_vocab_size() (Unigram: the number of pieces, repeats included)."""
+    if model["type"] == "Unigram":
+        pieces = model["vocab"]
+        return {p: i for i, (p, _) in enumerate(pieces)}, len(pieces)
+    return model["vocab"], len(model["vocab"])
+
+
+def _model_spec(model: dict[str, Any], vocab: dict[str, int]) -> dict[str, Any]:
+    """The model's part of the native spec: "vocab", "merges", "bpe" (the BPE slot: empty for
+    the other models) and, for WordPiece / WordLevel / Unigram, "model"."""
+    kind = model["type"]
+    none_bpe = {"unk_id": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+                "prefix": "", "suffix": ""}
+    if kind == "BPE":
+        unk = model.get("unk_token")
+        return {"vocab": list(vocab.items()), "merges": _merge_ids(model, vocab),
+                "bpe": {**none_bpe, "unk_id": vocab[unk] if unk is not None else None,
+                        "fuse_unk": bool(model.get("fuse_unk")), "byte_fallback": bool(model.get("byte_fallback")),
+                        "ignore_merges": bool(model.get("ignore_merges")),
+                        "prefix": model.get("continuing_subword_prefix") or "",
+                        "suffix": model.get("end_of_word_suffix") or ""}}
+    empty = {"vocab": [], "merges": np.zeros((0, 3), dtype=np.uint32), "bpe": none_bpe}
+    if kind == "WordPiece":
+        native = {"type": "WordPiece", "vocab": list(vocab.items()), "unk_id": vocab.get(model["unk_token"]),
+                  "prefix": model["continuing_subword_prefix"], "max_chars": model["max_input_chars_per_word"]}
+    elif kind == "WordLevel":
+        native = {"type": "WordLevel", "vocab": list(vocab.items()), "unk_id": vocab.get(model["unk_token"])}
+    else:
+        native = {"type": "Unigram", "pieces": [(p, float(s)) for p, s in model["vocab"]],
+                  "unk_id": model.get("unk_id"), "byte_fallback": bool(model.get("byte_fallback"))}
+    return {**empty, "model": native}
+
+
 def _build(canon: dict[str, Any], cache_bytes: int, use_metaspace_runs: bool = True
            ) -> tuple[Plan, Optional[dict[str, Any]], PostProcess]:
     """The plan, the native encoder's spec (None: delegated) and the truncation and padding."""
@@ -148,16 +227,7 @@ def _build(canon: dict[str, Any], cache_bytes: int, use_metaspace_runs: bool = T
     pre = plan_pre_tokenizer(canon.get("pre_tokenizer"))
     plan.steps.extend(pre.steps)
     model = canon["model"]
-    if model["type"] != "BPE":
-        plan.steps.append(Step("model", model["type"], False, f"no native {model['type']} model yet"))
-    elif model.get("dropout"):
-        plan.steps.append(Step("model", "BPE", False, "dropout is random: delegated"))
-    elif model.get("unk_token") is not None and model["unk_token"] not in model["vocab"]:
-        plan.steps.append(Step("model", "BPE", False, "unk_token is not in the vocabulary (the oracle "
-                                                       "fails on the first unknown character)"))
-    else:
-        plan.steps.append(Step("model", f"BPE({len(model['vocab'])} tokens, {len(model['merges'])} merges)",
-                               True, "native, word cache " + f"{cache_bytes >> 20} MiB"))
+    _plan_model(model, pre.stages, cache_bytes, plan)
     prefix_ids, suffix_ids = _post_ids(canon.get("post_processor"), "post_processor", plan)
     post = plan_post_process(canon, prefix_ids, suffix_ids, plan)
     if not plan.native:
@@ -168,10 +238,9 @@ def _build(canon: dict[str, Any], cache_bytes: int, use_metaspace_runs: bool = T
                                   "the whole-span path")]
     plan.steps.extend(lines)
     pre_stages = pre.stages + ([runs] if runs else [])
-    vocab: dict[str, int] = model["vocab"]
-    merges = _merge_ids(model, vocab)
+    vocab, vocab_size = _model_vocab(model)
     raw, normalized = [], []
-    for token, token_id in _added_tokens(canon.get("added_tokens") or [], vocab):
+    for token, token_id in _added_tokens(canon.get("added_tokens") or [], vocab, vocab_size):
         entry = [token["content"], token_id, token["single_word"], token["lstrip"], token["rstrip"]]
         if token["normalized"]:
             form = _core.normalize(norm_steps, token["content"])
@@ -183,15 +252,10 @@ def _build(canon: dict[str, Any], cache_bytes: int, use_metaspace_runs: bool = T
             normalized.append(tuple(entry))
         else:
             raw.append(tuple(entry))
-    unk = model.get("unk_token")
     spec = {
         "normalizer": norm_steps,
         "pre_tokenizer": pre_stages,
-        "vocab": list(vocab.items()),
-        "merges": merges,
-        "bpe": {"unk_id": vocab[unk] if unk is not None else None, "fuse_unk": bool(model.get("fuse_unk")),
-                "byte_fallback": bool(model.get("byte_fallback")), "ignore_merges": bool(model.get("ignore_merges")),
-                "prefix": model.get("continuing_subword_prefix") or "", "suffix": model.get("end_of_word_suffix") or ""},
+        **_model_spec(model, vocab),
         "raw_tokens": raw,
         "normalized_tokens": normalized,
         "prefix_ids": prefix_ids,
@@ -298,7 +362,8 @@ class Tokenizer:
     def _oracle_tokenizer(self):
         if not delegation_allowed():  # checked on every call, not only the first
             raise DelegationError("this call would be delegated to tokenizers: " + "; ".join(self.plan.reasons())
-                                  if not self.native else "this text needs a normalization tagpipe does not run")
+                                  if not self.native else "this text needs a normalization tagpipe does not run, "
+                                  "or an unknown piece meets a model without its unk token (the oracle raises)")
         if self._oracle is None:
             self._oracle = oracle().Tokenizer.from_str(self._json)
         return self._oracle
@@ -381,9 +446,10 @@ class Tokenizer:
 
     def profile(self, texts: Sequence[str], add_special_tokens: bool = True) -> dict[str, float]:
         """Nanoseconds per byte of each stage -- normalize, split (added tokens and
-        pre-tokenizer) and model (cache and BPE) -- encoding `texts` on one thread; and of
-        the model's pieces, the share that missed the word cache (`miss_rate`) and the
-        nanoseconds one such miss took (`ns_per_miss`: BPE and the cache insert)."""
+        pre-tokenizer) and model (the word cache and the model: BPE, WordPiece, WordLevel or
+        Unigram) -- encoding `texts` on one thread; and of the model's pieces, the share that
+        missed the word cache (`miss_rate`) and the nanoseconds one such miss took
+        (`ns_per_miss`: the model and the cache insert)."""
         if self._native is None:
             raise DelegationError("a delegated tokenizer has no native stages to profile")
         texts = list(texts)

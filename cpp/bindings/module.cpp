@@ -14,6 +14,8 @@
 #include "classify/classify.h"
 #include "dispatch/kernels.h"
 #include "encode/encoder.h"
+#include "model/unigram.h"
+#include "model/wordpiece.h"
 #include "pretok/pipeline.h"
 
 namespace py = pybind11;
@@ -354,7 +356,40 @@ class PyEncoder {
     s.prefix_ids = d["prefix_ids"].cast<std::vector<uint32_t>>();
     s.suffix_ids = d["suffix_ids"].cast<std::vector<uint32_t>>();
     s.cache_bytes = d["cache_bytes"].cast<size_t>();
+    if (d.contains("model")) s.piece_model = piece_model_from(d["model"].cast<py::dict>());
     return s;
+  }
+  // A model other than BPE (nullptr for BPE: the spec's vocab, merges and bpe options).
+  // WordPiece / WordLevel: "vocab" [(token, id)]; Unigram: "pieces" [(piece, score)], id = index.
+  static std::shared_ptr<const PieceModel> piece_model_from(const py::dict& m) {
+    const std::string type = m["type"].cast<std::string>();
+    StringTable vocab;
+    if (m.contains("vocab"))
+      for (const auto& it : m["vocab"].cast<py::list>()) {
+        const py::tuple t = it.cast<py::tuple>();
+        vocab.put(bytes_of(t[0]), t[1].cast<uint32_t>());
+      }
+    auto opt_id = [&](const char* key) {
+      return m[key].is_none() ? UINT32_MAX : m[key].cast<uint32_t>();
+    };
+    if (type == "BPE") return nullptr;
+    if (type == "WordPiece") {
+      WordPieceOptions o;
+      o.unk_id = opt_id("unk_id");
+      o.prefix = m["prefix"].cast<std::string>();
+      o.max_chars = m["max_chars"].cast<uint64_t>();
+      return std::make_shared<WordPiece>(vocab, std::move(o));
+    }
+    if (type == "WordLevel") return std::make_shared<WordLevel>(vocab, opt_id("unk_id"));
+    if (type == "Unigram") {
+      std::vector<std::pair<std::string, double>> pieces;
+      for (const auto& it : m["pieces"].cast<py::list>()) {
+        const py::tuple p = it.cast<py::tuple>();
+        pieces.emplace_back(bytes_of(p[0]), p[1].cast<double>());
+      }
+      return std::make_shared<Unigram>(pieces, opt_id("unk_id"), m["byte_fallback"].cast<bool>());
+    }
+    throw py::value_error("unknown model type " + type);
   }
   Encoder impl_;
 };

@@ -35,6 +35,7 @@ Encoder::Encoder(EncoderSpec spec)
     : normalizer_(std::move(spec.normalizer)),
       pre_tokenizer_(spec.pre_tokenizer),
       bpe_(std::move(spec.vocab), spec.merges, std::move(spec.bpe)),
+      piece_model_(std::move(spec.piece_model)),
       raw_(std::move(spec.raw_tokens)),
       normalized_(std::move(spec.normalized_tokens)),
       prefix_ids_(std::move(spec.prefix_ids)),
@@ -75,12 +76,12 @@ void Encoder::clear_cache() const {
   for (auto& c : caches_) c->clear();
 }
 
-// The pieces the pre-tokenizer left in w.pieces: each from the cache, else BPE (then
+// The pieces the pre-tokenizer left in w.pieces: each from the cache, else the model (then
 // cached).  The cache slots are requested a few pieces ahead, and a short piece's hit
 // writes its four id slots at once (IdSink keeps the room).  A miss leaves a hole in the
 // sink and waits for a few more: Bpe::encode_many merges them together (a repeat of a
 // waiting piece joins its job), then the ids are spliced into the holes.
-void Encoder::encode_pieces(Worker& w, WordCache& cache) const {
+bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
   const pretok::Text& t = w.pieces.text;
   const std::vector<pretok::Piece>& pieces = w.pieces.pieces;
   const size_t count = pieces.size();
@@ -108,17 +109,24 @@ void Encoder::encode_pieces(Worker& w, WordCache& cache) const {
     while (job < w.jobs.size() && !(w.jobs[job].n == n && std::memcmp(w.jobs[job].s, p, n) == 0)) job++;
     if (job == w.jobs.size()) w.jobs.push_back({p, n});
     w.holes.push_back({sink.size, job});
-    if (w.jobs.size() == Bpe::kMaxJobs) flush_misses(w, cache, t.byte_mapped);
+    if (w.jobs.size() == Bpe::kMaxJobs && !flush_misses(w, cache, t.byte_mapped)) return false;
   }
-  flush_misses(w, cache, t.byte_mapped);
   if (w.times) w.times->pieces += int64_t(count);
+  return flush_misses(w, cache, t.byte_mapped);
 }
 
-void Encoder::flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const {
-  if (w.holes.empty()) return;
+bool Encoder::flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const {
+  if (w.holes.empty()) return true;
   Timer timer(w.times ? &w.times->miss_ns : nullptr);
   w.bpe_out.clear();
-  bpe_.encode_many(w.jobs.data(), w.jobs.size(), byte_mapped, w.bpe_out, w.bpe);
+  if (!piece_model_) {
+    bpe_.encode_many(w.jobs.data(), w.jobs.size(), byte_mapped, w.bpe_out, w.bpe);
+  } else if (byte_mapped || !piece_model_->encode_many(w.jobs.data(), w.jobs.size(), w.bpe_out, w.piece)) {
+    // (ByteLevel-mapped pieces are only for BPE: the plan does not build other models with them)
+    w.jobs.clear();
+    w.holes.clear();
+    return false;
+  }
   const uint32_t* ids = w.bpe_out.data();
   for (const BpeJob& j : w.jobs) cache.insert(j.s, j.n, ids + j.first, j.count);
   // Splice, from the back: each stretch of hits after a hole moves right by the ids of
@@ -141,6 +149,7 @@ void Encoder::flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const 
   if (w.times) w.times->misses += int64_t(w.holes.size());
   w.jobs.clear();
   w.holes.clear();
+  return true;
 }
 
 // One gap between raw added tokens: normalize, split out the normalized added tokens,
@@ -170,7 +179,7 @@ bool Encoder::encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& 
       pre_tokenizer_.run(w.sub, w.gap.rewritten() ? origin : origin + seg.begin, w.pieces, w.pretok);
     }
     Timer t(w.times ? &w.times->model : nullptr);
-    encode_pieces(w, cache);
+    if (!encode_pieces(w, cache)) return false;
   }
   return true;
 }

@@ -15,6 +15,7 @@
 
 #include "added/added.h"
 #include "model/bpe.h"
+#include "model/piece_model.h"
 #include "model/word_cache.h"
 #include "normalize/normalize.h"
 #include "pretok/pipeline.h"
@@ -27,6 +28,8 @@ struct EncoderSpec {
   StringTable vocab;
   std::vector<BpeMerge> merges;
   BpeOptions bpe;
+  // The model is BPE (vocab, merges, bpe) unless this is set: WordPiece, WordLevel or Unigram.
+  std::shared_ptr<const PieceModel> piece_model;
   std::vector<added::Token> raw_tokens;         // normalized = false: matched on the raw text
   std::vector<added::Token> normalized_tokens;  // matched on each normalized gap
   std::vector<uint32_t> prefix_ids, suffix_ids; // the post-processor's special tokens around one sequence
@@ -63,6 +66,7 @@ struct Worker {
   pretok::PreTokenized pieces;
   normalize::Scratch norm;
   BpeScratch bpe;
+  PieceScratch piece;
   std::vector<BpeJob> jobs;  // the word cache's misses waiting for BPE, at most Bpe::kMaxJobs
   struct Hole {
     size_t at;    // where in the sink the job's ids go (a position before any of them is in)
@@ -103,14 +107,16 @@ class Encoder {
   // Appends to w.sink; on false, w.sink.size is back where it was.
   bool encode_with(const uint8_t* s, uint32_t n, bool add_special, Worker& w, WordCache& cache) const;
   bool encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& w, WordCache& cache) const;
-  void encode_pieces(Worker& w, WordCache& cache) const;
-  void flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const;
+  // Both return false when the model meets an error the oracle raises (then the text is delegated).
+  bool encode_pieces(Worker& w, WordCache& cache) const;
+  bool flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const;
   WordCache* acquire_cache() const;
   void release_cache(WordCache* c) const;
 
   normalize::Normalizer normalizer_;
   pretok::PreTokenizer pre_tokenizer_;
-  Bpe bpe_;
+  Bpe bpe_;                                       // the model, unless piece_model_ is set
+  std::shared_ptr<const PieceModel> piece_model_;  // WordPiece, WordLevel, Unigram
   added::Splitter raw_, normalized_;
   std::vector<uint32_t> prefix_ids_, suffix_ids_;
   size_t cache_bytes_;

@@ -1,0 +1,62 @@
+"""Encode throughput of the WordPiece / WordLevel / Unigram families (issue 8): tagpipe against
+tokenizers (the oracle) and gigatoken (where it loads the model), one thread and all cores,
+on every corpus, for all-minilm-l6-v2, bert-wiki, t5-small, marian-ortx-nmt and
+rwkv-midi-wordlevel.
+
+    python bench/families.py [--stripped] [--rounds 5] [--corpora english code ...]
+                             [--round-docs 60] [--threads N] [--out-dir DIR] [--no-write] [--no-plot]
+
+Writes bench/results/families.md and .png (with --stripped: families-stripped.md / .png).
+
+--stripped: every engine gets the *stripped variant* of each file -- the same tokenizer.json
+with normalizer, truncation and padding set to null -- written to a temporary shared/ folder
+(tokenizers/<name>/tokenizer.json, with a symlink to the real corpora) that TAGPIPE_TEST_DATA
+points at for this run.  It measures the models, pre-tokenizers and post-processors natively
+before the normalizers are; without it the real files run, and a tokenizer tagpipe would
+delegate is reported as such, not timed (TAGPIPE_DELEGATION=error in the workers).
+
+Method: bench/reference.py and bench/encode.py (see their docstrings): ~10 kB documents,
+every engine warms on one slice and is timed on fresh slices, one per round, engines
+interleaved; only the engine's call is timed; every id of every timed round is checked
+against tokenizers 0.23.3.  Post-processors that add [CLS]/[SEP] or </s> cannot be asked of
+gigatoken, so those models run with add_special_tokens=False on every engine (printed under
+each table).  Target (issue 8): tagpipe >= 10x the oracle on one thread for the BERT family.
+"""
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+import harness  # noqa: E402
+import reference  # noqa: E402
+
+ENGINES = ["tagpipe", "tokenizers", "gigatoken"]
+NAMES = ["all-minilm-l6-v2", "bert-wiki", "t5-small", "marian-ortx-nmt", "rwkv-midi-wordlevel"]
+
+
+def stripped_shared(real: Path, into: Path) -> Path:
+    """A shared/ folder whose tokenizers are the stripped variants of NAMES."""
+    (into / "corpora").symlink_to(real / "corpora")
+    for name in NAMES:
+        data = json.loads((real / "tokenizers" / name / "tokenizer.json").read_text(encoding="utf-8"))
+        data["normalizer"] = data["truncation"] = data["padding"] = None
+        out = into / "tokenizers" / name / "tokenizer.json"
+        out.parent.mkdir(parents=True)
+        out.write_text(json.dumps(data), encoding="utf-8")
+    return into
+
+
+if __name__ == "__main__":
+    stripped = "--stripped" in sys.argv
+    if stripped:
+        sys.argv.remove("--stripped")
+    models = {name: ENGINES for name in NAMES}
+    if not stripped:
+        sys.exit(reference.main("families", "WordPiece / WordLevel / Unigram families", models, __doc__))
+    with tempfile.TemporaryDirectory(prefix="tagpipe-families-") as tmp:
+        os.environ["TAGPIPE_TEST_DATA"] = str(stripped_shared(harness.shared_dir(), Path(tmp)))
+        sys.exit(reference.main("families-stripped", "WordPiece / WordLevel / Unigram families, stripped "
+                                "variants (no normalizer, truncation, padding)", models, __doc__))

@@ -1,0 +1,68 @@
+#include "model/wordpiece.h"
+
+namespace tagpipe {
+
+namespace {
+std::vector<std::pair<std::string_view, uint32_t>> entries_of(const StringTable& vocab) {
+  std::vector<std::pair<std::string_view, uint32_t>> out;
+  vocab.for_each([&](std::string_view key, uint32_t id) { out.emplace_back(key, id); });
+  return out;
+}
+}  // namespace
+
+WordPiece::WordPiece(const StringTable& vocab, WordPieceOptions options)
+    : trie_(entries_of(vocab)), opt_(std::move(options)) {
+  // With an empty prefix the continuation matches are the vocabulary itself (node 0).
+  cont_root_ = trie_.walk(reinterpret_cast<const uint8_t*>(opt_.prefix.data()), opt_.prefix.size());
+}
+
+bool WordPiece::encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids) const {
+  const size_t mark = ids.size();
+  auto unk = [&] {  // the whole piece is one unk token (an error when there is none)
+    ids.resize(mark);
+    if (opt_.unk_id == WordPieceOptions::kNone) return false;
+    ids.push_back(opt_.unk_id);
+    return true;
+  };
+  uint64_t chars = 0;
+  for (uint32_t i = 0; i < n; i++) chars += (s[i] & 0xC0) != 0x80;
+  if (chars > opt_.max_chars) return unk();
+  // Greedy longest match first.  A vocabulary string is valid UTF-8, so a match always ends
+  // on a character boundary, as the oracle's character-by-character shortening does.
+  uint32_t start = 0;
+  while (start < n) {
+    uint32_t node = start == 0 ? 0 : cont_root_;
+    uint32_t best_end = 0, best_id = ByteTrie::kNone;
+    for (uint32_t i = start; i < n && node != ByteTrie::kNone; i++) {
+      node = trie_.child(node, s[i]);
+      if (node != ByteTrie::kNone && trie_.value(node) != ByteTrie::kNone) best_end = i + 1, best_id = trie_.value(node);
+    }
+    if (best_id == ByteTrie::kNone) return unk();  // no match here: the whole piece is unk
+    ids.push_back(best_id);
+    start = best_end;
+  }
+  return true;
+}
+
+bool WordPiece::encode_many(BpeJob* jobs, size_t count, std::vector<uint32_t>& ids, PieceScratch&) const {
+  for (size_t j = 0; j < count; j++) {
+    jobs[j].first = uint32_t(ids.size());
+    if (!encode(jobs[j].s, jobs[j].n, ids)) return false;
+    jobs[j].count = uint32_t(ids.size()) - jobs[j].first;
+  }
+  return true;
+}
+
+bool WordLevel::encode_many(BpeJob* jobs, size_t count, std::vector<uint32_t>& ids, PieceScratch&) const {
+  for (size_t j = 0; j < count; j++) {
+    uint32_t id = vocab_.get(jobs[j].s, jobs[j].n);
+    if (id == StringTable::kMissing) id = unk_id_;
+    if (id == StringTable::kMissing) return false;  // the oracle: "Missing [UNK] token from the vocabulary"
+    jobs[j].first = uint32_t(ids.size());
+    jobs[j].count = 1;
+    ids.push_back(id);
+  }
+  return true;
+}
+
+}  // namespace tagpipe
