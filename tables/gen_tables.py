@@ -2,7 +2,8 @@
 """Generate tagpipe's tag alphabets by probing the oracle.
 
 Dev-only: needs the pinned oracle (``pip install tokenizers==0.23.3``).  Writes
-``tables/generated/alphabet_<name>.h`` (committed).  Every predicate is read off the
+``tables/generated/alphabet_<name>.h`` and ``tables/generated/norm_props.h`` (the
+normalizers' per-character maps and classes; committed).  Every predicate is read off the
 oracle's own pre-tokenizers over all 1,112,064 Unicode scalar values -- never from
 Python's ``unicodedata``, whose Unicode version differs from the oracle's.
 
@@ -444,15 +445,267 @@ alignas(64) inline constexpr uint8_t kStage2[kStage2Len + 4] = {{  // +4: a 32-b
 """
 
 
+# -- normalizer properties: per-character maps and classes for the native normalizers --------
+#
+# Every value is read off the oracle's own normalizers, one probe per property over all
+# scalar values (units joined by a separator the normalizer leaves alone and never merges).
+
+NORM_FLAGS = {  # bit -> meaning (cpp/normalize/unicode.h reads them by these names)
+    "kCleanRemove": "BertNormalizer clean_text drops it (NUL, U+FFFD, unicode_categories is_other)",
+    "kCleanSpace": "BertNormalizer clean_text maps it to ' ' (its is_whitespace, and kept)",
+    "kChinese": "BertNormalizer handle_chinese_chars puts ' ' around it",
+    "kBertMn": "BertNormalizer strip_accents drops it after NFD (unicode_categories is_mark_nonspacing)",
+    "kMark": "StripAccents drops it (unicode_normalization is_combining_mark)",
+    "kWhitespace": "char::is_whitespace (Strip)",
+    "kHangul": "a precomposed Hangul syllable: NFD/NFKD decompose it arithmetically",
+    "kGraphemeExtend": "joins the grapheme before it whatever that is (GB9 Extend/ZWJ, GB9a SpacingMark)",
+    "kGraphemeHold": "may join a following character that is not kGraphemeExtend (a superset: "
+                     "kGraphemeExtend, CR, Hangul, regional indicators, Prepend, Cf, unassigned)",
+}
+# Characters that may hold a grapheme open for the next one beyond GB9/GB9a: CR (GB3), the
+# Hangul jamo and syllable blocks (GB6-8), regional indicators (GB12/13), Prepend (GB9b, its
+# Unicode 16 list).  ZWJ (GB11) and the Indic linkers (GB9c) are kGraphemeExtend already.
+GRAPHEME_HOLD_RANGES = [(0x0D, 0x0D), (0x1100, 0x11FF), (0xA960, 0xA97F), (0xAC00, 0xD7FF),
+                        (0x1F1E6, 0x1F1FF), (0x0600, 0x0605), (0x06DD, 0x06DD), (0x070F, 0x070F),
+                        (0x0890, 0x0891), (0x08E2, 0x08E2), (0x0D4E, 0x0D4E), (0x110BD, 0x110BD),
+                        (0x110CD, 0x110CD), (0x111C2, 0x111C3), (0x1193F, 0x1193F), (0x11941, 0x11941),
+                        (0x11A3A, 0x11A3A), (0x11A84, 0x11A89), (0x11D46, 0x11D46), (0x11F02, 0x11F02),
+                        (0x113D1, 0x113D1)]
+
+
+def _one_key_charsmap(key: int, value: str) -> bytes:
+    """A precompiled_charsmap whose trie holds the one ASCII key `key` (value: `value`)."""
+    import struct
+
+    units = [0] * 256
+    units[0] = 1 << 10                       # root: offset 1
+    units[1 ^ key] = key | 1 << 8 | 1 << 10  # label `key`, has a leaf, offset 1
+    units[(1 ^ key) ^ 1] = 0                 # the leaf: value 0 (normalized[0..])
+    return struct.pack("<I", 4 * len(units)) + struct.pack(f"<{len(units)}I", *units) + value.encode() + b"\0"
+
+
+def grapheme_extend() -> set[int]:
+    """Characters the oracle's Precompiled keeps in one grapheme with a preceding 'a': with
+    'a' -> 'Z' in the trie, "a"+c is one grapheme of < 6 bytes iff the output drops c."""
+    from tokenizers import normalizers as N
+
+    pre = N.Precompiled(_one_key_charsmap(ord("a"), "Z"))
+    body = [c for c in SCALARS if c not in (0x0A, 0x61)]  # LF separates the units (GB4/GB5)
+    out = pre.normalize_str("\n".join("a" + chr(c) for c in body)).split("\n")
+    if len(out) != len(body):
+        raise SystemExit("gen_tables: grapheme units merged")
+    found = set()
+    for c, o in zip(body, out):
+        if o == "Z":
+            found.add(c)
+        elif o != "Z" + chr(c):
+            raise SystemExit(f"gen_tables: Precompiled 'a' U+{c:04X} -> {o!r}")
+    return found
+
+HANGUL = range(0xAC00, 0xAC00 + 11172)
+
+
+def hangul_nfd(cp: int) -> str:
+    s = cp - 0xAC00
+    out = chr(0x1100 + s // 588) + chr(0x1161 + (s % 588) // 28)
+    return out + (chr(0x11A7 + s % 28) if s % 28 else "")
+
+
+def _units(norm, units: list[str], sep: str) -> list[str]:
+    out = norm.normalize_str(sep.join(units)).split(sep)
+    if len(out) != len(units):
+        raise SystemExit(f"gen_tables: {norm!r} merged units across {sep!r}")
+    return out
+
+
+def norm_properties() -> tuple[dict[int, int], dict[int, int], dict[str, dict[int, str]]]:
+    """(flags per cp, ccc per cp, {map name: {cp: replacement}}) from the oracle."""
+    _oracle()
+    from tokenizers import normalizers as N
+
+    bits = {name: 1 << i for i, name in enumerate(NORM_FLAGS)}
+    body = [c for c in SCALARS if c != 0]
+    chars = [chr(c) for c in body]
+    flags = {c: 0 for c in SCALARS}
+    maps: dict[str, dict[int, str]] = {}
+    print("  probing norm maps", file=sys.stderr)
+    for name, norm in (("lower", N.Lowercase()), ("nfd", N.NFD()), ("nfkd", N.NFKD())):
+        maps[name] = {c: o for c, o in zip(body, _units(norm, chars, "\x00")) if o != chr(c)}
+        if norm.normalize_str("\x00") != "\x00":
+            raise SystemExit(f"gen_tables: {name} changes NUL")
+    for name in ("nfd", "nfkd"):  # Hangul syllables: the arithmetic decomposition, checked
+        for c in HANGUL:
+            if maps[name].pop(c) != hangul_nfd(c):
+                raise SystemExit(f"gen_tables: {name} U+{c:04X} is not the Hangul arithmetic")
+            flags[c] |= bits["kHangul"]
+    fixed = [c for c in body if c not in maps["nfd"] and c not in HANGUL]  # NFD leaves them alone
+
+    # Canonical combining classes.  Nonzero iff the character reorders around U+0334 (ccc 1)
+    # or U+0345 (ccc 240); then its class is pinned by its order against one representative
+    # of every class (Python's unicodedata gives candidates; the oracle decides).
+    nfd = N.NFD()
+    if nfd.normalize_str("a\u0345\u0334") != "a\u0334\u0345":
+        raise SystemExit("gen_tables: U+0334 / U+0345 are not ccc 1 / 240 in the oracle")
+    moved = [u != w for u, w in zip(_units(nfd, ["a" + chr(c) + "\u0334" for c in fixed], "\x00"),
+                                    ["a" + chr(c) + "\u0334" for c in fixed])]
+    moved2 = [u != w for u, w in zip(_units(nfd, ["a\u0345" + chr(c) for c in fixed], "\x00"),
+                                     ["a\u0345" + chr(c) for c in fixed])]
+    nonzero = [c for c, m, m2 in zip(fixed, moved, moved2) if m or m2 or c in (0x334, 0x345)]
+    import unicodedata
+
+    reps: dict[int, int] = {}
+    for c in nonzero:
+        reps.setdefault(unicodedata.combining(chr(c)), c)
+    reps.pop(0, None)
+
+    ccc = {c: 0 for c in SCALARS}
+    tests = [(c, v, r) for c in nonzero for v, r in reps.items()]
+    fwd = _units(nfd, ["a" + chr(c) + chr(r) for c, _v, r in tests], "\x00")
+    bwd = _units(nfd, ["a" + chr(r) + chr(c) for c, _v, r in tests], "\x00")
+    rel: dict[int, dict[int, int]] = {}
+    for (c, v, r), f, b in zip(tests, fwd, bwd):
+        # -1: c sorts before r's class, 0: same class, 1: after
+        rel.setdefault(c, {})[v] = 1 if f != "a" + chr(c) + chr(r) else (-1 if b != "a" + chr(r) + chr(c) else 0)
+    for c in nonzero:
+        same = [v for v, k in rel[c].items() if k == 0]
+        if len(same) != 1:
+            raise SystemExit(f"gen_tables: U+{c:04X} matches {len(same)} combining classes")
+        v = same[0]
+        if any((k < 0) != (w > v) or (k > 0) != (w < v) for w, k in rel[c].items() if w != v):
+            raise SystemExit(f"gen_tables: U+{c:04X} orders inconsistently")
+        ccc[c] = v
+
+    print("  probing norm classes", file=sys.stderr)
+    strip = N.StripAccents()
+    for c, o in zip(body, _units(strip, chars, "\x00")):
+        if o == "":
+            flags[c] |= bits["kMark"]
+    bert_mn = N.BertNormalizer(clean_text=False, handle_chinese_chars=False, strip_accents=True, lowercase=False)
+    for c, o in zip(fixed, _units(bert_mn, [chr(c) for c in fixed], "\x00")):
+        if o == "":
+            flags[c] |= bits["kBertMn"]
+    chinese = N.BertNormalizer(clean_text=False, handle_chinese_chars=True, strip_accents=False, lowercase=False)
+    for c, o in zip(body, _units(chinese, chars, "\x00")):
+        if o == " " + chr(c) + " ":
+            flags[c] |= bits["kChinese"]
+        elif o != chr(c):
+            raise SystemExit(f"gen_tables: handle_chinese_chars U+{c:04X} -> {o!r}")
+    clean = N.BertNormalizer(clean_text=True, handle_chinese_chars=False, strip_accents=False, lowercase=False)
+    sep = "\u4e00"
+    units = [chr(c) for c in SCALARS if c != 0x4E00]
+    for c, o in zip([c for c in SCALARS if c != 0x4E00], _units(clean, units, sep)):
+        if o == "":
+            flags[c] |= bits["kCleanRemove"]
+        elif o == " " and c != 0x20:
+            flags[c] |= bits["kCleanSpace"]
+        elif o != chr(c):
+            raise SystemExit(f"gen_tables: clean_text U+{c:04X} -> {o!r}")
+    for c in rust_whitespace():
+        flags[c] |= bits["kWhitespace"]
+    print("  probing graphemes", file=sys.stderr)
+    extend = grapheme_extend()
+    hold = set(extend)
+    for a, b in GRAPHEME_HOLD_RANGES:
+        hold.update(range(a, b + 1))
+    hold.update(c for c in SCALARS if unicodedata.category(chr(c)) in ("Cn", "Cf"))
+    for c in extend:
+        flags[c] |= bits["kGraphemeExtend"]
+    for c in hold:
+        flags[c] |= bits["kGraphemeHold"]
+    return flags, ccc, maps
+
+
+def emit_norm() -> str:
+    flags, ccc, maps = norm_properties()
+    pool = bytearray(b"\x00")  # offset 0: no mapping (the character maps to itself)
+    offsets: dict[str, int] = {}
+
+    def intern(s: str) -> int:
+        if s not in offsets:
+            b = s.encode()
+            if len(b) > 255:  # (the longest is 18 bytes)
+                raise SystemExit("gen_tables: mapping longer than 255 bytes")
+            offsets[s] = len(pool)
+            pool.extend(bytes([len(b)]) + b)
+        return offsets[s]
+
+    records: dict[tuple[int, ...], int] = {}
+    per_cp = [0] * 0x110000
+    for cp in range(0x110000):
+        if 0xD800 <= cp <= 0xDFFF:
+            cp_rec = (0, 0, 0, 0, 0)
+        else:
+            cp_rec = (flags[cp], ccc[cp]) + tuple(intern(maps[m][cp]) if cp in maps[m] else 0
+                                                   for m in ("lower", "nfd", "nfkd"))
+        per_cp[cp] = records.setdefault(cp_rec, len(records))
+    if len(records) > 0xFFFF:
+        raise SystemExit("gen_tables: too many norm records")
+    blocks: dict[tuple[int, ...], int] = {}
+    stage1 = [blocks.setdefault(tuple(per_cp[b * BLOCK:(b + 1) * BLOCK]), len(blocks))
+              for b in range(0x110000 // BLOCK)]
+    stage2 = [r for blk in sorted(blocks, key=blocks.get) for r in blk]
+
+    def rows(vals, per, fmt):
+        return "\n".join("    " + ", ".join(fmt(v) for v in vals[i:i + per]) + ","
+                         for i in range(0, len(vals), per))
+
+    flag_enum = "\n".join(f"inline constexpr uint16_t {n} = {1 << i};  // {d}"
+                          for i, (n, d) in enumerate(NORM_FLAGS.items()))
+    recs = sorted(records, key=records.get)
+    return f"""\
+// GENERATED by tables/gen_tables.py from the oracle {ORACLE}. Do not edit.
+// Normalizer properties of every scalar value: the oracle's Lowercase / NFD / NFKD of the
+// character alone, its canonical combining class, and the classes BertNormalizer, StripAccents
+// and Strip test -- each read off the oracle's normalizers.
+#pragma once
+#include <cstdint>
+
+namespace tagpipe::tables::norm {{
+
+{flag_enum}
+
+struct Record {{
+  uint16_t flags;  // the k* bits above
+  uint8_t ccc;      // canonical combining class (its order is the oracle's)
+  uint32_t lower;  // offsets into kPool: length byte + UTF-8; 0 = the character itself
+  uint32_t nfd;    // (Hangul syllables: kHangul, decomposed arithmetically)
+  uint32_t nfkd;
+}};
+
+inline constexpr int kRecordCount = {len(recs)};
+inline constexpr Record kRecords[kRecordCount] = {{
+{rows(recs, 4, lambda r: "{" + ", ".join(map(str, r)) + "}")}
+}};
+
+// Record of code point cp: kRecords[kStage2[kStage1[cp >> 6] * 64 + (cp & 63)]].
+alignas(64) inline constexpr uint16_t kStage1[{len(stage1)}] = {{
+{rows(stage1, 16, str)}
+}};
+alignas(64) inline constexpr uint16_t kStage2[{len(stage2)}] = {{
+{rows(stage2, 24, str)}
+}};
+
+inline constexpr uint32_t kPoolSize = {len(pool)};
+inline constexpr uint8_t kPool[kPoolSize] = {{
+{rows(list(pool), 24, str)}
+}};
+
+}}  // namespace tagpipe::tables::norm
+"""
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true", help="fail if the committed tables are stale")
+    ap.add_argument("--only", choices=["alphabets", "norm"], help="(development) one kind of table only")
     args = ap.parse_args()
+    args.only_alphabets = args.only == "alphabets"
     alphabets = []
-    for a in ALPHABETS:
-        build_predicate_alphabet(a)
-        alphabets.append(a)
-    alphabets.append(build_scripts())
+    if args.only != "norm":
+        for a in ALPHABETS:
+            build_predicate_alphabet(a)
+            alphabets.append(a)
+        alphabets.append(build_scripts())
     stale = []
     for a in alphabets:
         text = emit(a)
@@ -464,6 +717,14 @@ def main() -> int:
             OUT_DIR.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
             print(f"wrote {path.relative_to(OUT_DIR.parent.parent)} ({len(a.tags)} tags)", file=sys.stderr)
+    if not args.only_alphabets:
+        text, path = emit_norm(), OUT_DIR / "norm_props.h"
+        if args.check:
+            if not path.exists() or path.read_text() != text:
+                stale.append(path.name)
+        else:
+            path.write_text(text)
+            print(f"wrote {path.relative_to(OUT_DIR.parent.parent)}", file=sys.stderr)
     if stale:
         print("stale: " + ", ".join(stale), file=sys.stderr)
         return 1

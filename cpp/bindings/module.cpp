@@ -14,6 +14,7 @@
 #include "classify/classify.h"
 #include "dispatch/kernels.h"
 #include "encode/encoder.h"
+#include "normalize/chars.h"
 #include "pretok/pipeline.h"
 
 namespace py = pybind11;
@@ -162,17 +163,46 @@ pretok::StageSpec stage_from(const py::dict& d) {
   return s;
 }
 
-// Normalizer steps as tagpipe/tokenizer.py plans them: (kind, a, b) tuples.
+// Normalizer steps as tagpipe/tokenizer.py plans them: (kind, a, b) tuples, and for
+// "unicode" / "strip" a fourth item, a dict of options.
 std::vector<normalize::Step> norm_steps_from(const py::list& steps) {
+  using K = normalize::Step::Kind;
   std::vector<normalize::Step> out;
   for (const auto& it : steps) {
     const py::tuple t = it.cast<py::tuple>();
     const std::string kind = t[0].cast<std::string>();
     normalize::Step step;
-    if (kind == "prepend") step.kind = normalize::Step::Kind::Prepend;
-    else if (kind == "replace") step.kind = normalize::Step::Kind::Replace;
-    else if (kind == "nfc") step.kind = normalize::Step::Kind::Nfc;
-    else throw py::value_error("unknown normalizer step '" + kind + "'");
+    const py::dict opt = t.size() > 3 ? t[3].cast<py::dict>() : py::dict();
+    auto flag = [&](const char* key) { return opt.contains(key) && opt[key].cast<bool>(); };
+    if (kind == "prepend") step.kind = K::Prepend;
+    else if (kind == "replace") step.kind = K::Replace;
+    else if (kind == "space_runs") step.kind = K::SpaceRuns;
+    else if (kind == "nfc") step.kind = K::Nfc;
+    else if (kind == "strip") {
+      step.kind = K::Strip;
+      step.strip_left = flag("left"), step.strip_right = flag("right");
+    } else if (kind == "unicode") {
+      step.kind = K::Unicode;
+      auto& u = step.unicode;
+      u.clean_text = flag("clean_text"), u.chinese = flag("chinese"), u.lowercase = flag("lowercase");
+      const std::string dec = opt.contains("decompose") ? opt["decompose"].cast<std::string>() : "";
+      if (dec == "nfd") u.decompose = normalize::UnicodeOptions::Nfd;
+      else if (dec == "nfkd") u.decompose = normalize::UnicodeOptions::Nfkd;
+      else if (!dec.empty()) throw py::value_error("unknown decomposition '" + dec + "'");
+      const std::string drop = opt.contains("drop") ? opt["drop"].cast<std::string>() : "";
+      if (drop == "bert_mn") u.drop = tables::norm::kBertMn;
+      else if (drop == "mark") u.drop = tables::norm::kMark;
+      else if (!drop.empty()) throw py::value_error("unknown filter '" + drop + "'");
+    } else if (kind == "precompiled") {
+      step.kind = K::Precompiled;
+      try {
+        step.charsmap = std::make_shared<const normalize::Charsmap>(t[1].cast<std::string>());
+      } catch (const std::invalid_argument& e) {
+        throw py::value_error(e.what());
+      }
+      out.push_back(std::move(step));
+      continue;
+    } else throw py::value_error("unknown normalizer step '" + kind + "'");
     step.a = t[1].cast<std::string>();
     step.b = t[2].cast<std::string>();
     out.push_back(std::move(step));

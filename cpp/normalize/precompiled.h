@@ -1,0 +1,29 @@
+// SentencePiece's precompiled_charsmap (T5, XLM-R, Marian, ...), as the oracle's
+// spm_precompiled crate reads it: a little-endian u32 trie size in bytes, the trie (a
+// darts-clone double array of u32 units over UTF-8 bytes), then the replacement strings,
+// each ending in NUL.  A trie value is the offset of its replacement.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tagpipe::normalize {
+
+class Charsmap {
+ public:
+  // Parses the decoded charsmap; throws std::invalid_argument when it is malformed.
+  explicit Charsmap(std::string_view blob);
+
+  // The oracle's transform(chunk): the replacement of the shortest key that is a prefix of
+  // key[0..n) (the search stops at a NUL byte); -1 when no key is.  The length of that key
+  // goes to `matched`.  -2: the trie walked out of its array (the oracle would panic).
+  int64_t first_match(const uint8_t* key, uint32_t n, uint32_t& matched) const;
+  std::string_view replacement(int64_t value) const;
+
+ private:
+  std::vector<uint32_t> units_;
+  std::string normalized_;
+};
+
+}  // namespace tagpipe::normalize
