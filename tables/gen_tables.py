@@ -459,28 +459,56 @@ NORM_FLAGS = {  # bit -> meaning (cpp/normalize/unicode.h reads them by these na
     "kWhitespace": "char::is_whitespace (Strip)",
     "kHangul": "a precomposed Hangul syllable: NFD/NFKD decompose it arithmetically",
     "kGraphemeExtend": "joins the grapheme before it whatever that is (GB9 Extend/ZWJ, GB9a SpacingMark)",
-    "kGraphemeHold": "may join a following character that is not kGraphemeExtend (a superset: "
-                     "kGraphemeExtend, CR, Hangul, regional indicators, Prepend, Cf, unassigned)",
+    "kGraphemeControl": "breaks a grapheme on both sides: Control, CR, LF (GB4/GB5)",
+    # The rest are supersets (more than the oracle's class never makes a wrong answer, only a
+    # delegated call): the `regex` module's Unicode property, plus every code point Python's
+    # unicodedata (Unicode 14) leaves unassigned, plus ranges noted.
+    "kGbPrepend": "may be Prepend (GB9b)",
+    "kGbHangul": "in a Hangul jamo or syllable block (GB6-8)",
+    "kGbRegional": "a regional indicator (GB12/13)",
+    "kGbZwj": "U+200D ZERO WIDTH JOINER (GB11)",
+    "kGbPictographic": "may be Extended_Pictographic (GB11)",
+    "kGbConsonant": "may be Indic_Conjunct_Break=Consonant (GB9c)",
+    "kGbLinker": "may be Indic_Conjunct_Break=Linker (GB9c)",
 }
-# Characters that may hold a grapheme open for the next one beyond GB9/GB9a: CR (GB3), the
-# Hangul jamo and syllable blocks (GB6-8), regional indicators (GB12/13), Prepend (GB9b, its
-# Unicode 16 list).  ZWJ (GB11) and the Indic linkers (GB9c) are kGraphemeExtend already.
-GRAPHEME_HOLD_RANGES = [(0x0D, 0x0D), (0x1100, 0x11FF), (0xA960, 0xA97F), (0xAC00, 0xD7FF),
-                        (0x1F1E6, 0x1F1FF), (0x0600, 0x0605), (0x06DD, 0x06DD), (0x070F, 0x070F),
-                        (0x0890, 0x0891), (0x08E2, 0x08E2), (0x0D4E, 0x0D4E), (0x110BD, 0x110BD),
-                        (0x110CD, 0x110CD), (0x111C2, 0x111C3), (0x1193F, 0x1193F), (0x11941, 0x11941),
-                        (0x11A3A, 0x11A3A), (0x11A84, 0x11A89), (0x11D46, 0x11D46), (0x11F02, 0x11F02),
-                        (0x113D1, 0x113D1)]
+GRAPHEME_SUPERSETS = {
+    "kGbPrepend": (r"\p{Grapheme_Cluster_Break=Prepend}", []),
+    "kGbHangul": (r"\p{Hangul_Syllable_Type=L}|\p{Hangul_Syllable_Type=V}|\p{Hangul_Syllable_Type=T}"
+                  r"|\p{Hangul_Syllable_Type=LV}|\p{Hangul_Syllable_Type=LVT}",
+                  [(0x1100, 0x11FF), (0xA960, 0xA97F), (0xAC00, 0xD7FF)]),
+    "kGbRegional": (r"\p{Regional_Indicator}", [(0x1F1E6, 0x1F1FF)]),
+    "kGbPictographic": (r"\p{Extended_Pictographic}", []),
+    "kGbConsonant": (r"\p{Indic_Conjunct_Break=Consonant}", []),
+    "kGbLinker": (r"\p{Indic_Conjunct_Break=Linker}", []),
+}
 
 
-def _one_key_charsmap(key: int, value: str) -> bytes:
-    """A precompiled_charsmap whose trie holds the one ASCII key `key` (value: `value`)."""
+def grapheme_superset(pattern: str, ranges: list[tuple[int, int]]) -> set[int]:
+    import unicodedata
+
+    import regex  # the third-party module: it knows the grapheme properties
+
+    rx = regex.compile(pattern)
+    out = {c for c in SCALARS if rx.match(chr(c)) or unicodedata.category(chr(c)) == "Cn"}
+    for a, b in ranges:
+        out.update(range(a, b + 1))
+    return out
+
+
+def _one_key_charsmap(key: bytes, value: str) -> bytes:
+    """A precompiled_charsmap whose trie holds the one key `key` (1 or 2 bytes) -> `value`."""
     import struct
 
-    units = [0] * 256
-    units[0] = 1 << 10                       # root: offset 1
-    units[1 ^ key] = key | 1 << 8 | 1 << 10  # label `key`, has a leaf, offset 1
-    units[(1 ^ key) ^ 1] = 0                 # the leaf: value 0 (normalized[0..])
+    units = [0] * 512
+    units[0] = 1 << 10                              # root: offset 1
+    pos = 1
+    for k, byte in enumerate(key):
+        node = pos ^ byte
+        last = k == len(key) - 1
+        step = 1 if last else 256
+        units[node] = byte | (1 << 8 if last else 0) | step << 10  # label, leaf flag, offset
+        pos = node ^ step
+    units[pos] = 0                                   # the leaf: value 0 (normalized[0..])
     return struct.pack("<I", 4 * len(units)) + struct.pack(f"<{len(units)}I", *units) + value.encode() + b"\0"
 
 
@@ -489,7 +517,7 @@ def grapheme_extend() -> set[int]:
     'a' -> 'Z' in the trie, "a"+c is one grapheme of < 6 bytes iff the output drops c."""
     from tokenizers import normalizers as N
 
-    pre = N.Precompiled(_one_key_charsmap(ord("a"), "Z"))
+    pre = N.Precompiled(_one_key_charsmap(b"a", "Z"))
     body = [c for c in SCALARS if c not in (0x0A, 0x61)]  # LF separates the units (GB4/GB5)
     out = pre.normalize_str("\n".join("a" + chr(c) for c in body)).split("\n")
     if len(out) != len(body):
@@ -500,6 +528,26 @@ def grapheme_extend() -> set[int]:
             found.add(c)
         elif o != "Z" + chr(c):
             raise SystemExit(f"gen_tables: Precompiled 'a' U+{c:04X} -> {o!r}")
+    return found
+
+
+def grapheme_control() -> set[int]:
+    """Control, CR and LF: the characters after which a grapheme always breaks.  With
+    U+0301 -> 'Z' in the trie, c U+0301 U+0302 becomes c 'Z' when U+0301 starts a grapheme
+    (its prefix match replaces the whole grapheme) and c 'Z' U+0302 when it joins c's."""
+    from tokenizers import normalizers as N
+
+    pre = N.Precompiled(_one_key_charsmap("\u0301".encode(), "Z"))
+    body = [c for c in SCALARS if c not in (0x0A, 0x0D, 0x301)]
+    out = pre.normalize_str("\n".join(chr(c) + "\u0301\u0302" for c in body)).split("\n")
+    if len(out) != len(body):
+        raise SystemExit("gen_tables: grapheme units merged")
+    found = {0x0A, 0x0D}
+    for c, o in zip(body, out):
+        if o == chr(c) + "Z":
+            found.add(c)
+        elif o != chr(c) + "Z\u0302":
+            raise SystemExit(f"gen_tables: Precompiled U+{c:04X} U+0301 U+0302 -> {o!r}")
     return found
 
 HANGUL = range(0xAC00, 0xAC00 + 11172)
@@ -603,15 +651,11 @@ def norm_properties() -> tuple[dict[int, int], dict[int, int], dict[str, dict[in
     for c in rust_whitespace():
         flags[c] |= bits["kWhitespace"]
     print("  probing graphemes", file=sys.stderr)
-    extend = grapheme_extend()
-    hold = set(extend)
-    for a, b in GRAPHEME_HOLD_RANGES:
-        hold.update(range(a, b + 1))
-    hold.update(c for c in SCALARS if unicodedata.category(chr(c)) in ("Cn", "Cf"))
-    for c in extend:
-        flags[c] |= bits["kGraphemeExtend"]
-    for c in hold:
-        flags[c] |= bits["kGraphemeHold"]
+    sets = {"kGraphemeExtend": grapheme_extend(), "kGraphemeControl": grapheme_control(), "kGbZwj": {0x200D}}
+    sets |= {name: grapheme_superset(*how) for name, how in GRAPHEME_SUPERSETS.items()}
+    for name, members in sets.items():
+        for c in members:
+            flags[c] |= bits[name]
     return flags, ccc, maps
 
 

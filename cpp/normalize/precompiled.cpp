@@ -60,41 +60,88 @@ std::string_view Charsmap::replacement(int64_t v) const {
   return rest.substr(0, rest.find('\0'));
 }
 
+namespace {
+
+namespace T = tables::norm;
+enum class Boundary { Break, Join, Unknown };
+
+// GB9c needs an Indic linker in the run of extending characters that ends at s[..end)
+// (with a consonant before it); true when one may be there.
+bool linker_before(const uint8_t* s, uint32_t end) {
+  for (int k = 0; k < 32 && end > 0; k++) {
+    uint32_t b = end - 1, cp, len;
+    while (b > 0 && (s[b] & 0xC0) == 0x80) --b;
+    if (!decode(s, end, b, cp, len)) return true;
+    const uint16_t f = props(cp).flags;
+    if (f & T::kGbLinker) return true;
+    if (!(f & T::kGraphemeExtend)) return false;  // the run (InCB Extend / Linker are Extend) ends
+    end = b;
+  }
+  return end > 0;  // a very long run: assume the worst
+}
+
+// The grapheme boundary between characters a = s[..a_end) and b (UAX #29 as
+// unicode-segmentation runs it), from the oracle-probed classes and the supersets of
+// norm_props.h: Break or Join when certain, else Unknown.
+Boundary boundary(const uint8_t* s, uint32_t a_end, uint32_t a, uint32_t b) {
+  const uint16_t fa = props(a).flags, fb = props(b).flags;
+  if (fa & T::kGraphemeControl) return a == '\r' && b == '\n' ? Boundary::Join : Boundary::Break;  // GB3, GB4
+  if (fb & T::kGraphemeControl) return Boundary::Break;                                           // GB5
+  if (fb & T::kGraphemeExtend) return Boundary::Join;                                             // GB9, GB9a
+  const bool maybe = (fa & T::kGbPrepend) ||                                                      // GB9b
+                     ((fa & T::kGbHangul) && (fb & T::kGbHangul)) ||                              // GB6-8
+                     ((fa & T::kGbRegional) && (fb & T::kGbRegional)) ||                          // GB12/13
+                     ((fa & T::kGbZwj) && (fb & T::kGbPictographic)) ||                           // GB11
+                     ((fb & T::kGbConsonant) && linker_before(s, a_end));                         // GB9c
+  return maybe ? Boundary::Unknown : Boundary::Break;                                             // GB999
+}
+
+}  // namespace
+
 // The oracle (tokenizers' Precompiled::normalize) walks extended grapheme clusters: a cluster
-// of < 6 bytes that a key prefixes is replaced whole by that key's replacement; any other
-// cluster goes character by character.  Only a cluster of two or more characters can make
-// the two walks differ, and only when a key prefixes it -- that is, at a character where some
-// key starts.  So this runs character by character and delegates when a key starts at a
-// character that may share its cluster with the next one: the boundary between a and b is
-// certainly a break (UAX #29) when a cannot hold a cluster open (kGraphemeHold) and b does
-// not join whatever precedes it (kGraphemeExtend).
+// of < 6 bytes that a key prefixes is replaced whole by that key's replacement (the first,
+// shortest, match); any other cluster goes character by character.  Clusters only matter
+// where a key starts, so this finds the cluster's extent there alone, and delegates the
+// call when a boundary it needs is not certain (boundary() above).
 bool precompiled_pass(const Charsmap& map, const Source& src, bool need_origin, std::string& dst,
                       std::vector<pretok::Origin>& org) {
-  namespace T = tables::norm;
   dst.reserve(src.n + 16);
-  for (uint32_t i = 0, cp, len; i < src.n; i += len) {
+  uint32_t prev = 0;
+  for (uint32_t i = 0, cp = 0, len = 1; i < src.n; prev = cp, i += len) {
     if (!decode(src.s, src.n, i, cp, len)) return false;
     uint32_t matched = 0;
     const int64_t v = map.first_match(src.s + i, src.n - i, matched);
     if (v == -2) return false;
-    if (v < 0 || matched > len) {  // no key within this character: it stays
-      if (v >= 0 && i + len < src.n) {
-        uint32_t next, next_len;
-        if (!decode(src.s, src.n, i + len, next, next_len)) return false;
-        if ((props(cp).flags & T::kGraphemeHold) || (props(next).flags & T::kGraphemeExtend)) return false;
+    if (v >= 0) {
+      const Boundary before = i == 0 ? Boundary::Break : boundary(src.s, i, prev, cp);
+      if (before == Boundary::Unknown) return false;
+      if (before == Boundary::Break) {  // a cluster starts here: where does it end?
+        uint32_t j = i + len, last = cp;
+        while (j < src.n && j - i < 6) {
+          uint32_t next, next_len;
+          if (!decode(src.s, src.n, j, next, next_len)) return false;
+          const Boundary b = boundary(src.s, j, last, next);
+          if (b == Boundary::Unknown) return false;
+          if (b == Boundary::Break) break;
+          last = next, j += next_len;
+        }
+        if (j - i < 6 && matched <= j - i && j > i + len) {  // a whole cluster of 2+ characters
+          const std::string_view r = map.replacement(v);
+          dst.append(r);
+          if (need_origin) org.insert(org.end(), r.size(), pretok::Origin{src.at(i).begin, src.at(j - 1).end});
+          cp = last, len = j - i;
+          continue;
+        }
       }
-      dst.append(reinterpret_cast<const char*>(src.s + i), len);
-      if (need_origin) org.insert(org.end(), len, src.at(i));
-      continue;
+      if (matched <= len) {  // character by character: a key within this character
+        const std::string_view r = map.replacement(v);
+        dst.append(r);
+        if (need_origin) org.insert(org.end(), r.size(), src.at(i));
+        continue;
+      }
     }
-    if (i + len < src.n) {
-      uint32_t next, next_len;
-      if (!decode(src.s, src.n, i + len, next, next_len)) return false;
-      if ((props(cp).flags & T::kGraphemeHold) || (props(next).flags & T::kGraphemeExtend)) return false;
-    }
-    const std::string_view r = map.replacement(v);
-    dst.append(r);
-    if (need_origin) org.insert(org.end(), r.size(), src.at(i));
+    dst.append(reinterpret_cast<const char*>(src.s + i), len);
+    if (need_origin) org.insert(org.end(), len, src.at(i));
   }
   return true;
 }
