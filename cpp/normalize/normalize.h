@@ -53,9 +53,11 @@ struct Scratch {
   struct Pending {
     uint32_t cp;
     uint8_t ccc;
+    bool drop;
     pretok::Origin origin;
   };
   std::vector<Pending> pending;  // non-starters awaiting canonical ordering
+  std::vector<pretok::Origin> slots;
 };
 
 class Normalizer {

@@ -106,6 +106,10 @@ Boundary boundary(const uint8_t* s, uint32_t a_end, uint32_t a, uint32_t b) {
 bool precompiled_pass(const Charsmap& map, const Source& src, bool need_origin, std::string& dst,
                       std::vector<pretok::Origin>& org) {
   dst.reserve(src.n + 16);
+  // tokenizers' replace() books a removal on the transformation before it; at the start
+  // there is none, so the removal is lost and the first character written is aligned with
+  // the first original one (NormalizedString::transform consumes originals in order).
+  auto origin = [&](pretok::Origin o) { return dst.empty() ? pretok::Origin{src.at(0).begin, o.end} : o; };
   uint32_t prev = 0;
   for (uint32_t i = 0, cp = 0, len = 1; i < src.n; prev = cp, i += len) {
     if (!decode(src.s, src.n, i, cp, len)) return false;
@@ -127,21 +131,21 @@ bool precompiled_pass(const Charsmap& map, const Source& src, bool need_origin, 
         }
         if (j - i < 6 && matched <= j - i && j > i + len) {  // a whole cluster of 2+ characters
           const std::string_view r = map.replacement(v);
+          if (need_origin) org.insert(org.end(), r.size(), origin({src.at(i).begin, src.at(j - 1).end}));
           dst.append(r);
-          if (need_origin) org.insert(org.end(), r.size(), pretok::Origin{src.at(i).begin, src.at(j - 1).end});
           cp = last, len = j - i;
           continue;
         }
       }
       if (matched <= len) {  // character by character: a key within this character
         const std::string_view r = map.replacement(v);
+        if (need_origin) org.insert(org.end(), r.size(), origin(src.at(i)));
         dst.append(r);
-        if (need_origin) org.insert(org.end(), r.size(), src.at(i));
         continue;
       }
     }
+    if (need_origin) org.insert(org.end(), len, origin(src.at(i)));
     dst.append(reinterpret_cast<const char*>(src.s + i), len);
-    if (need_origin) org.insert(org.end(), len, src.at(i));
   }
   return true;
 }

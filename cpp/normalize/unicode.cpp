@@ -50,28 +50,34 @@ struct Decomposer {
   const UnicodeOptions& opt;
   Writer& w;
   std::vector<Scratch::Pending>& pending;
+  std::vector<Origin>& slots;
 
   void flush() {
-    if (pending.size() > 1)
+    if (pending.size() > 1) {
+      // The oracle aligns NFD's output by position (NormalizedString::transform consumes the
+      // original characters in order), so the reordered characters take the origins in
+      // arrival order: keep those where they are and sort the characters alone.
+      slots.clear();
+      for (const auto& p : pending) slots.push_back(p.origin);
       std::stable_sort(pending.begin(), pending.end(), [](const auto& x, const auto& y) { return x.ccc < y.ccc; });
-    for (const auto& p : pending) w.emit(p.cp, p.origin);
+      for (size_t k = 0; k < pending.size(); k++) pending[k].origin = slots[k];
+    }
+    for (const auto& p : pending)
+      if (!p.drop) w.emit(p.cp, p.origin);
     pending.clear();
   }
   // One character of the fully decomposed text.
   void decomposed(uint32_t c, Origin o) {
     const Record& r = props(c);
-    if (r.flags & opt.drop) {
-      // Filtering commutes with the ordering, except that a dropped starter still ends a
-      // run of non-starters (NFD runs before the filter in the oracle).
-      if (r.ccc == 0) flush();
-      return;
-    }
+    const bool drop = r.flags & opt.drop;
     if (r.ccc == 0) {
       flush();
-      w.emit(c, o);
-    } else {
-      pending.push_back({c, r.ccc, o});
+      if (!drop) w.emit(c, o);
+      return;
     }
+    // The filter of marks runs after NFD in the oracle: a dropped non-starter still takes
+    // part in the ordering (and in the positional alignment).
+    pending.push_back({c, r.ccc, drop, o});
   }
   void feed(uint32_t c, Origin o) {
     if (opt.decompose == UnicodeOptions::None) {
@@ -110,7 +116,7 @@ bool unicode_pass(const UnicodeOptions& opt, const Source& src, bool need_origin
                   std::vector<Origin>& org, Scratch& sc) {
   dst.reserve(src.n + src.n / 4 + 16);
   Writer w{opt, Out{dst, org, need_origin}};
-  Decomposer d{opt, w, sc.pending};
+  Decomposer d{opt, w, sc.pending, sc.slots};
   sc.pending.clear();
   for (uint32_t i = 0, cp = 0, len = 1; i < src.n; i += len) {
     if (!decode(src.s, src.n, i, cp, len)) return false;
