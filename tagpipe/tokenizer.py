@@ -89,8 +89,7 @@ def _plan_normalizer(node: Optional[dict[str, Any]], path: str, plan: Plan, step
         plan.steps.append(Step(path, "NFC", True, "identity on NFC-inert text (quick check); "
                                                    "other texts are delegated per call"))
     elif kind in _UNICODE_NORMALIZERS:
-        options = _UNICODE_NORMALIZERS[kind]
-        steps.append(("unicode", "", "", options))
+        _add_unicode(steps, _UNICODE_NORMALIZERS[kind])
         plan.steps.append(Step(path, kind, True, "oracle-derived character tables"))
     elif kind == "BertNormalizer":
         lowercase = bool(node.get("lowercase", True))
@@ -101,7 +100,7 @@ def _plan_normalizer(node: Optional[dict[str, Any]], path: str, plan: Plan, step
                    "lowercase": lowercase}
         if strip:
             options |= {"decompose": "nfd", "drop": "bert_mn"}
-        steps.append(("unicode", "", "", options))
+        _add_unicode(steps, options)
         flags = ", ".join(k for k, v in (("clean_text", options["clean_text"]), ("chinese", options["chinese"]),
                                          ("strip_accents", strip), ("lowercase", lowercase)) if v)
         plan.steps.append(Step(path, f"BertNormalizer({flags})", True, "oracle-derived character tables"))
@@ -122,10 +121,26 @@ def _plan_normalizer(node: Optional[dict[str, Any]], path: str, plan: Plan, step
 # Normalizers that are one unicode pass of cpp/normalize (its options).
 _UNICODE_NORMALIZERS: dict[str, dict[str, Any]] = {
     "Lowercase": {"lowercase": True},
-    "StripAccents": {"drop": "mark"},
+    "StripAccents": {"drop_after": "mark"},
     "NFD": {"decompose": "nfd"},
     "NFKD": {"decompose": "nfkd"},
 }
+# The order of the stages inside one unicode pass (cpp/normalize/normalize.h UnicodeOptions).
+_UNICODE_STAGES = ["clean_text", "chinese", "decompose", "drop", "lowercase", "drop_after"]
+
+
+def _add_unicode(steps: list, options: dict[str, Any]) -> None:
+    """Appends a unicode pass, fused into the previous one when all its stages come after
+    that one's (NFD, Lowercase, StripAccents: one pass that does the three in order)."""
+    def stages(o: dict[str, Any]) -> list[int]:
+        return [_UNICODE_STAGES.index(k) for k, v in o.items() if v] or [-1]
+
+    if steps and steps[-1][0] == "unicode":
+        prev = steps[-1][3]
+        if min(stages(options)) > max(stages(prev)):
+            steps[-1] = ("unicode", "", "", {**prev, **options})
+            return
+    steps.append(("unicode", "", "", dict(options)))
 
 
 def _charsmap(value: Any, path: str) -> bytes:

@@ -140,6 +140,8 @@ STANDALONE = {
     "Replace-space-runs": {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": "▁"},
     "Sequence-wiki": {"type": "Sequence", "normalizers": [{"type": "NFD"}, {"type": "Lowercase"},
                                                           {"type": "StripAccents"}]},
+    "Sequence-lower-first": {"type": "Sequence", "normalizers": [{"type": "Lowercase"}, {"type": "NFKD"},
+                                                                 {"type": "StripAccents"}, {"type": "Lowercase"}]},
     "Sequence-mixed": {"type": "Sequence", "normalizers": [{"type": "Strip", "strip_left": True, "strip_right": True},
                                                            {"type": "NFKD"}, {"type": "Prepend", "prepend": "▁"},
                                                            {"type": "Replace", "pattern": {"Regex": " {2,}"},
@@ -197,6 +199,14 @@ def test_hypothesis_text(name, text):
     c = Checker(NODES[name])
     c.check(text)
     c.verify("hypothesis text")
+
+
+def test_unicode_passes_fuse_in_stage_order():
+    steps, _ = plan_steps(STANDALONE["Sequence-wiki"])
+    assert steps == [("unicode", "", "", {"decompose": "nfd", "lowercase": True, "drop_after": "mark"})]
+    steps, _ = plan_steps(STANDALONE["Sequence-lower-first"])  # Lowercase cannot run after NFKD
+    assert [s[3] for s in steps] == [{"lowercase": True}, {"decompose": "nfkd", "drop_after": "mark"},
+                                     {"lowercase": True}]
 
 
 def test_plans_name_what_runs():

@@ -191,8 +191,10 @@ std::vector<normalize::Step> norm_steps_from(const py::list& steps) {
       else if (!dec.empty()) throw py::value_error("unknown decomposition '" + dec + "'");
       const std::string drop = opt.contains("drop") ? opt["drop"].cast<std::string>() : "";
       if (drop == "bert_mn") u.drop = tables::norm::kBertMn;
-      else if (drop == "mark") u.drop = tables::norm::kMark;
       else if (!drop.empty()) throw py::value_error("unknown filter '" + drop + "'");
+      const std::string after = opt.contains("drop_after") ? opt["drop_after"].cast<std::string>() : "";
+      if (after == "mark") u.drop_after = tables::norm::kMark;
+      else if (!after.empty()) throw py::value_error("unknown filter '" + after + "'");
     } else if (kind == "precompiled") {
       step.kind = K::Precompiled;
       try {
@@ -440,6 +442,25 @@ PYBIND11_MODULE(_core, m) {
       return py::none();
     return py::str(reinterpret_cast<const char*>(out.bytes), out.size);
   }, py::arg("steps"), py::arg("text"), "Runs native normalizer steps on one string (None: not native).");
+
+  m.def("normalize_timed", [](const py::list& steps, const py::list& texts) -> py::tuple {
+    // For bench/normalize.py: each text normalized by one Normalizer, only run() timed.
+    normalize::Normalizer n(norm_steps_from(steps));
+    normalize::Scratch scratch;
+    std::vector<std::string> in;
+    for (const auto& t : texts) in.push_back(t.cast<std::string>());
+    py::list out;
+    int64_t ns = 0;
+    for (const std::string& text : in) {
+      pretok::Text res;
+      const auto t0 = std::chrono::steady_clock::now();
+      const bool ok = n.run(reinterpret_cast<const uint8_t*>(text.data()), uint32_t(text.size()), res, scratch, false);
+      ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+      if (ok) out.append(py::str(reinterpret_cast<const char*>(res.bytes), res.size));
+      else out.append(py::none());
+    }
+    return py::make_tuple(out, ns);
+  }, py::arg("steps"), py::arg("texts"), "normalize() over many texts; (results, nanoseconds in the runs).");
 
   m.def("probe", [](const py::list& norm_steps, const py::list& stages, const std::string& text) -> py::object {
     std::vector<pretok::StageSpec> specs;

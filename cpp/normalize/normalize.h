@@ -26,14 +26,17 @@ namespace tagpipe::normalize {
 
 // One pass of per-character rules, in the oracle's order (BertNormalizer::normalize):
 // clean_text, handle_chinese_chars, then decomposition (with canonical ordering) and the
-// filter of marks, then lowercase.
+// filter of marks, then lowercase, then a last filter (a StripAccents after them; the
+// planner fuses a Sequence such as NFD, Lowercase, StripAccents into one pass).
 struct UnicodeOptions {
   enum Decompose : uint8_t { None, Nfd, Nfkd };
   bool clean_text = false;     // drop controls / NUL / U+FFFD, whitespace -> ' '
   bool chinese = false;        // ' ' around CJK ideographs
   Decompose decompose = None;  // NFD or NFKD of the whole text
-  uint16_t drop = 0;           // tables::norm flag of the characters filtered out (kBertMn, kMark)
+  uint16_t drop = 0;           // tables::norm flag of the characters filtered out after
+                               // decomposition (BertNormalizer strip_accents: kBertMn)
   bool lowercase = false;      // char::to_lowercase, character by character
+  uint16_t drop_after = 0;     // the flag of the characters filtered out last (StripAccents: kMark)
 };
 
 struct Step {

@@ -28,6 +28,11 @@ Charsmap::Charsmap(std::string_view blob) {
   units_.resize(count);
   std::memcpy(units_.data(), blob.data() + 4, count * 4);
   normalized_.assign(blob.substr(4 + count * 4));
+  const size_t root = offset(units_[0]);
+  for (unsigned b = 1; b < 256; b++) {  // (a NUL byte ends the search)
+    const size_t pos = root ^ b;
+    if (pos >= units_.size() || label(units_[pos]) == b) starts_[b >> 6] |= uint64_t(1) << (b & 63);
+  }
 }
 
 int64_t Charsmap::first_match(const uint8_t* key, uint32_t n, uint32_t& matched) const {
@@ -112,6 +117,12 @@ bool precompiled_pass(const Charsmap& map, const Source& src, bool need_origin, 
   auto origin = [&](pretok::Origin o) { return dst.empty() ? pretok::Origin{src.at(0).begin, o.end} : o; };
   uint32_t prev = 0;
   for (uint32_t i = 0, cp = 0, len = 1; i < src.n; prev = cp, i += len) {
+    if (src.s[i] < 0x80 && !map.may_start(src.s[i])) {  // ASCII no key starts with: as is
+      if (need_origin) org.push_back(origin(src.at(i)));
+      dst.push_back(char(src.s[i]));
+      cp = src.s[i], len = 1;
+      continue;
+    }
     if (!decode(src.s, src.n, i, cp, len)) return false;
     uint32_t matched = 0;
     const int64_t v = map.first_match(src.s + i, src.n - i, matched);

@@ -20,10 +20,13 @@ class Charsmap {
   // goes to `matched`.  -2: the trie walked out of its array (the oracle would panic).
   int64_t first_match(const uint8_t* key, uint32_t n, uint32_t& matched) const;
   std::string_view replacement(int64_t value) const;
+  // Whether some key starts with byte b (else first_match is -1 wherever b starts).
+  bool may_start(uint8_t b) const { return starts_[b >> 6] >> (b & 63) & 1; }
 
  private:
   std::vector<uint32_t> units_;
   std::string normalized_;
+  uint64_t starts_[4] = {0, 0, 0, 0};
 };
 
 }  // namespace tagpipe::normalize

@@ -30,16 +30,27 @@ struct Out {
   }
 };
 
-// The last stage: lowercase (NormalizedString::lowercase maps every char by
-// char::to_lowercase, with no context such as the final sigma), then write.
+// The last stages: lowercase (NormalizedString::lowercase maps every char by
+// char::to_lowercase, with no context such as the final sigma), then the filter of a
+// StripAccents that follows, then write.
 struct Writer {
   const UnicodeOptions& opt;
   Out out;
   void emit(uint32_t c, Origin o) {
     if (opt.lowercase) {
       const Record& r = props(c);
-      if (r.lower) return out.bytes(pooled(r.lower), o);
+      if (r.lower) {
+        const std::string_view low = pooled(r.lower);
+        if (!opt.drop_after) return out.bytes(low, o);
+        const auto* b = reinterpret_cast<const uint8_t*>(low.data());
+        for (uint32_t i = 0, cp = 0, len = 1; i < low.size(); i += len) {
+          decode(b, uint32_t(low.size()), i, cp, len);  // the pool is well formed (generated)
+          if (!(props(cp).flags & opt.drop_after)) out.cp(cp, o);
+        }
+        return;
+      }
     }
+    if (opt.drop_after && (props(c).flags & opt.drop_after)) return;
     out.cp(c, o);
   }
 };
@@ -80,10 +91,7 @@ struct Decomposer {
     pending.push_back({c, r.ccc, drop, o});
   }
   void feed(uint32_t c, Origin o) {
-    if (opt.decompose == UnicodeOptions::None) {
-      if (props(c).flags & opt.drop) return;  // StripAccents alone: a plain filter
-      return w.emit(c, o);
-    }
+    if (opt.decompose == UnicodeOptions::None) return w.emit(c, o);
     const Record& r = props(c);
     if (r.flags & T::kHangul) {
       uint32_t jamo[3];
@@ -112,13 +120,48 @@ Origin Source::at(uint32_t i) const {
   return {b, e};
 }
 
+// What the whole pass makes of each ASCII character: itself, another byte, or nothing (-1).
+// ASCII characters are starters with no decomposition, never Chinese or marks.
+void ascii_table(const UnicodeOptions& opt, int16_t out[128]) {
+  for (int c = 0; c < 128; c++) {
+    int v = c;
+    const uint16_t f = props(uint32_t(c)).flags;
+    if (opt.clean_text && (f & T::kCleanRemove)) v = -1;
+    else if (opt.clean_text && (f & T::kCleanSpace)) v = ' ';
+    if (v >= 0 && opt.lowercase && props(uint32_t(v)).lower) {
+      const std::string_view low = pooled(props(uint32_t(v)).lower);
+      v = low.size() == 1 ? uint8_t(low[0]) : -2;  // (never: ASCII lowercases to one byte)
+    }
+    out[c] = int16_t(v);
+  }
+}
+
 bool unicode_pass(const UnicodeOptions& opt, const Source& src, bool need_origin, std::string& dst,
                   std::vector<Origin>& org, Scratch& sc) {
   dst.reserve(src.n + src.n / 4 + 16);
   Writer w{opt, Out{dst, org, need_origin}};
   Decomposer d{opt, w, sc.pending, sc.slots};
   sc.pending.clear();
+  int16_t ascii[128];
+  ascii_table(opt, ascii);
+  for (int c = 0; c < 128; c++)
+    if (ascii[c] == -2) return false;
   for (uint32_t i = 0, cp = 0, len = 1; i < src.n; i += len) {
+    if (src.s[i] < 0x80) {  // a run of ASCII: one table lookup a byte
+      d.flush();
+      uint32_t e = i;
+      const size_t before = dst.size();
+      for (; e < src.n && src.s[e] < 0x80; e++) {
+        const int16_t v = ascii[src.s[e]];
+        if (v >= 0) {
+          dst.push_back(char(v));
+          if (need_origin) org.push_back(src.at(e));
+        }
+      }
+      (void)before;
+      len = e - i;
+      continue;
+    }
     if (!decode(src.s, src.n, i, cp, len)) return false;
     const Origin o = need_origin ? src.at(i) : Origin{0, 0};
     if (opt.clean_text) {
