@@ -33,6 +33,19 @@ Charsmap::Charsmap(std::string_view blob) {
     const size_t pos = root ^ b;
     if (pos >= units_.size() || label(units_[pos]) == b) starts_[b >> 6] |= uint64_t(1) << (b & 63);
   }
+  // ASCII pairs: a match from a needs a alone to be a key, or a key continuing with b.
+  for (unsigned a = 1; a < 128; a++) {
+    const size_t pos = root ^ a;
+    if (pos >= units_.size() || label(units_[pos]) != a) {
+      for (unsigned b = 0; b < 128; b++) ascii_pairs_[a * 128 + b] = 0;
+      continue;
+    }
+    const size_t next = pos ^ offset(units_[pos]);
+    if (has_leaf(units_[pos])) continue;  // a alone is a key: always a match (stays 1)
+    ascii_pairs_[a * 128] = 0;  // a at the end of the text: no match
+    for (unsigned b = 1; b < 128; b++)
+      ascii_pairs_[a * 128 + b] = (next ^ b) >= units_.size() || label(units_[next ^ b]) == b;
+  }
 }
 
 int64_t Charsmap::first_match(const uint8_t* key, uint32_t n, uint32_t& matched) const {
@@ -117,7 +130,8 @@ bool precompiled_pass(const Charsmap& map, const Source& src, bool need_origin, 
   auto origin = [&](pretok::Origin o) { return dst.empty() ? pretok::Origin{src.at(0).begin, o.end} : o; };
   uint32_t prev = 0;
   for (uint32_t i = 0, cp = 0, len = 1; i < src.n; prev = cp, i += len) {
-    if (src.s[i] < 0x80 && !map.may_start(src.s[i])) {  // ASCII no key starts with: as is
+    const uint8_t after = i + 1 < src.n ? src.s[i + 1] : 0;
+    if (src.s[i] < 0x80 && after < 0x80 && !map.ascii_may_match(src.s[i], after)) {  // no key here: as is
       if (need_origin) org.push_back(origin(src.at(i)));
       dst.push_back(char(src.s[i]));
       cp = src.s[i], len = 1;

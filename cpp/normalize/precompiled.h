@@ -22,11 +22,14 @@ class Charsmap {
   std::string_view replacement(int64_t value) const;
   // Whether some key starts with byte b (else first_match is -1 wherever b starts).
   bool may_start(uint8_t b) const { return starts_[b >> 6] >> (b & 63) & 1; }
+  // For ASCII a, b: whether a key starts with a at s where s[1] is b (b = 0: at the end).
+  bool ascii_may_match(uint8_t a, uint8_t b) const { return ascii_pairs_[a * 128 + b]; }
 
  private:
   std::vector<uint32_t> units_;
   std::string normalized_;
   uint64_t starts_[4] = {0, 0, 0, 0};
+  std::vector<uint8_t> ascii_pairs_ = std::vector<uint8_t>(128 * 128, 1);
 };
 
 }  // namespace tagpipe::normalize

@@ -146,6 +146,10 @@ bool unicode_pass(const UnicodeOptions& opt, const Source& src, bool need_origin
   ascii_table(opt, ascii);
   for (int c = 0; c < 128; c++)
     if (ascii[c] == -2) return false;
+  // The flags some stage acts on (a character with none of them, ccc 0 and no mapping the
+  // pass uses goes through as is).
+  const uint16_t touch = (opt.clean_text ? T::kCleanRemove | T::kCleanSpace : 0) | (opt.chinese ? T::kChinese : 0) |
+                         (opt.decompose ? T::kHangul | opt.drop : 0) | opt.drop_after;
   for (uint32_t i = 0, cp = 0, len = 1; i < src.n; i += len) {
     if (src.s[i] < 0x80) {  // a run of ASCII: one table lookup a byte
       d.flush();
@@ -163,6 +167,14 @@ bool unicode_pass(const UnicodeOptions& opt, const Source& src, bool need_origin
       continue;
     }
     if (!decode(src.s, src.n, i, cp, len)) return false;
+    const Record& rec = props(cp);
+    if (!(rec.flags & touch) && rec.ccc == 0 && !(opt.lowercase && rec.lower) &&
+        !(opt.decompose == UnicodeOptions::Nfd && rec.nfd) && !(opt.decompose == UnicodeOptions::Nfkd && rec.nfkd)) {
+      d.flush();  // a starter that no stage changes: as is
+      dst.append(reinterpret_cast<const char*>(src.s + i), len);
+      if (need_origin) org.insert(org.end(), len, src.at(i));
+      continue;
+    }
     const Origin o = need_origin ? src.at(i) : Origin{0, 0};
     if (opt.clean_text) {
       // do_clean_text: filter out NUL, U+FFFD and is_control (unicode_categories is_other
