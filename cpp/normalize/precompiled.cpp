@@ -33,6 +33,18 @@ Charsmap::Charsmap(std::string_view blob) {
     const size_t pos = root ^ b;
     if (pos >= units_.size() || label(units_[pos]) == b) starts_[b >> 6] |= uint64_t(1) << (b & 63);
   }
+  // Every character some key starts with: the trie's paths of whole UTF-8 characters.
+  for (unsigned b = 1; b < 0xF5; b++) {
+    if (b >= 0x80 && b < 0xC2) continue;  // continuation bytes and overlong leads start nothing
+    const size_t pos = root ^ b;
+    if (pos >= units_.size()) {  // (a malformed trie: the walk would fail -- be conservative)
+      std::fill(char_starts_.begin(), char_starts_.end(), ~uint64_t(0));
+      break;
+    }
+    if (label(units_[pos]) != b) continue;
+    const int len = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+    mark_chars(pos ^ offset(units_[pos]), b < 0x80 ? b : b & (0x7F >> len), len - 1);
+  }
   // ASCII pairs: a match from a needs a alone to be a key, or a key continuing with b.
   for (unsigned a = 1; a < 128; a++) {
     const size_t pos = root ^ a;
@@ -45,6 +57,22 @@ Charsmap::Charsmap(std::string_view blob) {
     ascii_pairs_[a * 128] = 0;  // a at the end of the text: no match
     for (unsigned b = 1; b < 128; b++)
       ascii_pairs_[a * 128 + b] = (next ^ b) >= units_.size() || label(units_[next ^ b]) == b;
+  }
+}
+
+void Charsmap::mark_chars(size_t pos, uint32_t cp, int left) {
+  if (left == 0) {
+    if (cp < 0x110000) char_starts_[cp >> 6] |= uint64_t(1) << (cp & 63);
+    return;
+  }
+  for (unsigned b = 0x80; b < 0xC0; b++) {
+    const size_t next = pos ^ b;
+    if (next >= units_.size()) {  // out of the array: first_match says -2 there (delegate): mark them all
+      const uint32_t first = (cp << 6 | (b & 0x3F)) << (6 * (left - 1)), count = 1u << (6 * (left - 1));
+      for (uint32_t c = first; c < first + count && c < 0x110000; c++) char_starts_[c >> 6] |= uint64_t(1) << (c & 63);
+      continue;
+    }
+    if (label(units_[next]) == b) mark_chars(next ^ offset(units_[next]), cp << 6 | (b & 0x3F), left - 1);
   }
 }
 
@@ -138,6 +166,11 @@ bool precompiled_pass(const Charsmap& map, const Source& src, bool need_origin, 
       continue;
     }
     if (!decode(src.s, src.n, i, cp, len)) return false;
+    if (!map.char_starts(cp)) {  // no key starts with this character: as is
+      if (need_origin) org.insert(org.end(), len, origin(src.at(i)));
+      dst.append(reinterpret_cast<const char*>(src.s + i), len);
+      continue;
+    }
     uint32_t matched = 0;
     const int64_t v = map.first_match(src.s + i, src.n - i, matched);
     if (v == -2) return false;

@@ -24,12 +24,17 @@ class Charsmap {
   bool may_start(uint8_t b) const { return starts_[b >> 6] >> (b & 63) & 1; }
   // For ASCII a, b: whether a key starts with a at s where s[1] is b (b = 0: at the end).
   bool ascii_may_match(uint8_t a, uint8_t b) const { return ascii_pairs_[a * 128 + b]; }
+  // Whether some key starts with the character cp (its UTF-8 bytes are a path of the trie).
+  bool char_starts(uint32_t cp) const { return char_starts_[cp >> 6] >> (cp & 63) & 1; }
 
  private:
   std::vector<uint32_t> units_;
   std::string normalized_;
   uint64_t starts_[4] = {0, 0, 0, 0};
   std::vector<uint8_t> ascii_pairs_ = std::vector<uint8_t>(128 * 128, 1);
+  std::vector<uint64_t> char_starts_ = std::vector<uint64_t>(0x110000 / 64, 0);
+
+  void mark_chars(size_t pos, uint32_t cp, int left);
 };
 
 }  // namespace tagpipe::normalize
