@@ -2,7 +2,8 @@
 """Generate tagpipe's tag alphabets by probing the oracle.
 
 Dev-only: needs the pinned oracle (``pip install tokenizers==0.23.3``).  Writes
-``tables/generated/alphabet_<name>.h`` (committed).  Every predicate is read off the
+``tables/generated/alphabet_<name>.h`` and ``tables/generated/norm_props.h`` (the
+normalizers' per-character maps and classes; committed).  Every predicate is read off the
 oracle's own pre-tokenizers over all 1,112,064 Unicode scalar values -- never from
 Python's ``unicodedata``, whose Unicode version differs from the oracle's.
 
@@ -444,15 +445,311 @@ alignas(64) inline constexpr uint8_t kStage2[kStage2Len + 4] = {{  // +4: a 32-b
 """
 
 
+# -- normalizer properties: per-character maps and classes for the native normalizers --------
+#
+# Every value is read off the oracle's own normalizers, one probe per property over all
+# scalar values (units joined by a separator the normalizer leaves alone and never merges).
+
+NORM_FLAGS = {  # bit -> meaning (cpp/normalize/unicode.h reads them by these names)
+    "kCleanRemove": "BertNormalizer clean_text drops it (NUL, U+FFFD, unicode_categories is_other)",
+    "kCleanSpace": "BertNormalizer clean_text maps it to ' ' (its is_whitespace, and kept)",
+    "kChinese": "BertNormalizer handle_chinese_chars puts ' ' around it",
+    "kBertMn": "BertNormalizer strip_accents drops it after NFD (unicode_categories is_mark_nonspacing)",
+    "kMark": "StripAccents drops it (unicode_normalization is_combining_mark)",
+    "kWhitespace": "char::is_whitespace (Strip)",
+    "kHangul": "a precomposed Hangul syllable: NFD/NFKD decompose it arithmetically",
+    "kGraphemeExtend": "joins the grapheme before it whatever that is (GB9 Extend/ZWJ, GB9a SpacingMark)",
+    "kGraphemeControl": "breaks a grapheme on both sides: Control, CR, LF (GB4/GB5)",
+    # The rest are supersets (more than the oracle's class never makes a wrong answer, only a
+    # delegated call): the `regex` module's Unicode property, plus every code point Python's
+    # unicodedata (Unicode 14) leaves unassigned, plus ranges noted.
+    "kGbPrepend": "may be Prepend (GB9b)",
+    "kGbHangul": "in a Hangul jamo or syllable block (GB6-8)",
+    "kGbRegional": "a regional indicator (GB12/13)",
+    "kGbZwj": "U+200D ZERO WIDTH JOINER (GB11)",
+    "kGbPictographic": "may be Extended_Pictographic (GB11)",
+    "kGbConsonant": "may be Indic_Conjunct_Break=Consonant (GB9c)",
+    "kGbLinker": "may be Indic_Conjunct_Break=Linker (GB9c)",
+}
+GRAPHEME_SUPERSETS = {
+    "kGbPrepend": (r"\p{Grapheme_Cluster_Break=Prepend}", []),
+    "kGbHangul": (r"\p{Hangul_Syllable_Type=L}|\p{Hangul_Syllable_Type=V}|\p{Hangul_Syllable_Type=T}"
+                  r"|\p{Hangul_Syllable_Type=LV}|\p{Hangul_Syllable_Type=LVT}",
+                  [(0x1100, 0x11FF), (0xA960, 0xA97F), (0xAC00, 0xD7FF)]),
+    "kGbRegional": (r"\p{Regional_Indicator}", [(0x1F1E6, 0x1F1FF)]),
+    "kGbPictographic": (r"\p{Extended_Pictographic}", []),
+    "kGbConsonant": (r"\p{Indic_Conjunct_Break=Consonant}", []),
+    "kGbLinker": (r"\p{Indic_Conjunct_Break=Linker}", []),
+}
+
+
+def grapheme_superset(pattern: str, ranges: list[tuple[int, int]]) -> set[int]:
+    import unicodedata
+
+    import regex  # the third-party module: it knows the grapheme properties
+
+    rx = regex.compile(pattern)
+    out = {c for c in SCALARS if rx.match(chr(c)) or unicodedata.category(chr(c)) == "Cn"}
+    for a, b in ranges:
+        out.update(range(a, b + 1))
+    return out
+
+
+def _one_key_charsmap(key: bytes, value: str) -> bytes:
+    """A precompiled_charsmap whose trie holds the one key `key` (1 or 2 bytes) -> `value`."""
+    import struct
+
+    units = [0] * 512
+    units[0] = 1 << 10                              # root: offset 1
+    pos = 1
+    for k, byte in enumerate(key):
+        node = pos ^ byte
+        last = k == len(key) - 1
+        step = 1 if last else 256
+        units[node] = byte | (1 << 8 if last else 0) | step << 10  # label, leaf flag, offset
+        pos = node ^ step
+    units[pos] = 0                                   # the leaf: value 0 (normalized[0..])
+    return struct.pack("<I", 4 * len(units)) + struct.pack(f"<{len(units)}I", *units) + value.encode() + b"\0"
+
+
+def grapheme_extend() -> set[int]:
+    """Characters the oracle's Precompiled keeps in one grapheme with a preceding 'a': with
+    'a' -> 'Z' in the trie, "a"+c is one grapheme of < 6 bytes iff the output drops c."""
+    from tokenizers import normalizers as N
+
+    pre = N.Precompiled(_one_key_charsmap(b"a", "Z"))
+    body = [c for c in SCALARS if c not in (0x0A, 0x61)]  # LF separates the units (GB4/GB5)
+    out = pre.normalize_str("\n".join("a" + chr(c) for c in body)).split("\n")
+    if len(out) != len(body):
+        raise SystemExit("gen_tables: grapheme units merged")
+    found = set()
+    for c, o in zip(body, out):
+        if o == "Z":
+            found.add(c)
+        elif o != "Z" + chr(c):
+            raise SystemExit(f"gen_tables: Precompiled 'a' U+{c:04X} -> {o!r}")
+    return found
+
+
+def grapheme_control() -> set[int]:
+    """Control, CR and LF: the characters after which a grapheme always breaks.  With
+    U+0301 -> 'Z' in the trie, c U+0301 U+0302 becomes c 'Z' when U+0301 starts a grapheme
+    (its prefix match replaces the whole grapheme) and c 'Z' U+0302 when it joins c's."""
+    from tokenizers import normalizers as N
+
+    pre = N.Precompiled(_one_key_charsmap("\u0301".encode(), "Z"))
+    body = [c for c in SCALARS if c not in (0x0A, 0x0D, 0x301)]
+    out = pre.normalize_str("\n".join(chr(c) + "\u0301\u0302" for c in body)).split("\n")
+    if len(out) != len(body):
+        raise SystemExit("gen_tables: grapheme units merged")
+    found = {0x0A, 0x0D}
+    for c, o in zip(body, out):
+        if o == chr(c) + "Z":
+            found.add(c)
+        elif o != chr(c) + "Z\u0302":
+            raise SystemExit(f"gen_tables: Precompiled U+{c:04X} U+0301 U+0302 -> {o!r}")
+    return found
+
+HANGUL = range(0xAC00, 0xAC00 + 11172)
+
+
+def hangul_nfd(cp: int) -> str:
+    s = cp - 0xAC00
+    out = chr(0x1100 + s // 588) + chr(0x1161 + (s % 588) // 28)
+    return out + (chr(0x11A7 + s % 28) if s % 28 else "")
+
+
+def _units(norm, units: list[str], sep: str) -> list[str]:
+    out = norm.normalize_str(sep.join(units)).split(sep)
+    if len(out) != len(units):
+        raise SystemExit(f"gen_tables: {norm!r} merged units across {sep!r}")
+    return out
+
+
+def norm_properties() -> tuple[dict[int, int], dict[int, int], dict[str, dict[int, str]]]:
+    """(flags per cp, ccc per cp, {map name: {cp: replacement}}) from the oracle."""
+    _oracle()
+    from tokenizers import normalizers as N
+
+    bits = {name: 1 << i for i, name in enumerate(NORM_FLAGS)}
+    body = [c for c in SCALARS if c != 0]
+    chars = [chr(c) for c in body]
+    flags = {c: 0 for c in SCALARS}
+    maps: dict[str, dict[int, str]] = {}
+    print("  probing norm maps", file=sys.stderr)
+    for name, norm in (("lower", N.Lowercase()), ("nfd", N.NFD()), ("nfkd", N.NFKD())):
+        maps[name] = {c: o for c, o in zip(body, _units(norm, chars, "\x00")) if o != chr(c)}
+        if norm.normalize_str("\x00") != "\x00":
+            raise SystemExit(f"gen_tables: {name} changes NUL")
+    for name in ("nfd", "nfkd"):  # Hangul syllables: the arithmetic decomposition, checked
+        for c in HANGUL:
+            if maps[name].pop(c) != hangul_nfd(c):
+                raise SystemExit(f"gen_tables: {name} U+{c:04X} is not the Hangul arithmetic")
+            flags[c] |= bits["kHangul"]
+    fixed = [c for c in body if c not in maps["nfd"] and c not in HANGUL]  # NFD leaves them alone
+
+    # Canonical combining classes.  Nonzero iff the character reorders around U+0334 (ccc 1)
+    # or U+0345 (ccc 240); then its class is pinned by its order against one representative
+    # of every class (Python's unicodedata gives candidates; the oracle decides).
+    nfd = N.NFD()
+    if nfd.normalize_str("a\u0345\u0334") != "a\u0334\u0345":
+        raise SystemExit("gen_tables: U+0334 / U+0345 are not ccc 1 / 240 in the oracle")
+    moved = [u != w for u, w in zip(_units(nfd, ["a" + chr(c) + "\u0334" for c in fixed], "\x00"),
+                                    ["a" + chr(c) + "\u0334" for c in fixed])]
+    moved2 = [u != w for u, w in zip(_units(nfd, ["a\u0345" + chr(c) for c in fixed], "\x00"),
+                                     ["a\u0345" + chr(c) for c in fixed])]
+    nonzero = [c for c, m, m2 in zip(fixed, moved, moved2) if m or m2 or c in (0x334, 0x345)]
+    import unicodedata
+
+    reps: dict[int, int] = {}
+    for c in nonzero:
+        reps.setdefault(unicodedata.combining(chr(c)), c)
+    reps.pop(0, None)
+
+    ccc = {c: 0 for c in SCALARS}
+    tests = [(c, v, r) for c in nonzero for v, r in reps.items()]
+    fwd = _units(nfd, ["a" + chr(c) + chr(r) for c, _v, r in tests], "\x00")
+    bwd = _units(nfd, ["a" + chr(r) + chr(c) for c, _v, r in tests], "\x00")
+    rel: dict[int, dict[int, int]] = {}
+    for (c, v, r), f, b in zip(tests, fwd, bwd):
+        # -1: c sorts before r's class, 0: same class, 1: after
+        rel.setdefault(c, {})[v] = 1 if f != "a" + chr(c) + chr(r) else (-1 if b != "a" + chr(r) + chr(c) else 0)
+    for c in nonzero:
+        same = [v for v, k in rel[c].items() if k == 0]
+        if len(same) != 1:
+            raise SystemExit(f"gen_tables: U+{c:04X} matches {len(same)} combining classes")
+        v = same[0]
+        if any((k < 0) != (w > v) or (k > 0) != (w < v) for w, k in rel[c].items() if w != v):
+            raise SystemExit(f"gen_tables: U+{c:04X} orders inconsistently")
+        ccc[c] = v
+
+    print("  probing norm classes", file=sys.stderr)
+    strip = N.StripAccents()
+    for c, o in zip(body, _units(strip, chars, "\x00")):
+        if o == "":
+            flags[c] |= bits["kMark"]
+    bert_mn = N.BertNormalizer(clean_text=False, handle_chinese_chars=False, strip_accents=True, lowercase=False)
+    for c, o in zip(fixed, _units(bert_mn, [chr(c) for c in fixed], "\x00")):
+        if o == "":
+            flags[c] |= bits["kBertMn"]
+    chinese = N.BertNormalizer(clean_text=False, handle_chinese_chars=True, strip_accents=False, lowercase=False)
+    for c, o in zip(body, _units(chinese, chars, "\x00")):
+        if o == " " + chr(c) + " ":
+            flags[c] |= bits["kChinese"]
+        elif o != chr(c):
+            raise SystemExit(f"gen_tables: handle_chinese_chars U+{c:04X} -> {o!r}")
+    clean = N.BertNormalizer(clean_text=True, handle_chinese_chars=False, strip_accents=False, lowercase=False)
+    sep = "\u4e00"
+    units = [chr(c) for c in SCALARS if c != 0x4E00]
+    for c, o in zip([c for c in SCALARS if c != 0x4E00], _units(clean, units, sep)):
+        if o == "":
+            flags[c] |= bits["kCleanRemove"]
+        elif o == " " and c != 0x20:
+            flags[c] |= bits["kCleanSpace"]
+        elif o != chr(c):
+            raise SystemExit(f"gen_tables: clean_text U+{c:04X} -> {o!r}")
+    for c in rust_whitespace():
+        flags[c] |= bits["kWhitespace"]
+    print("  probing graphemes", file=sys.stderr)
+    sets = {"kGraphemeExtend": grapheme_extend(), "kGraphemeControl": grapheme_control(), "kGbZwj": {0x200D}}
+    sets |= {name: grapheme_superset(*how) for name, how in GRAPHEME_SUPERSETS.items()}
+    for name, members in sets.items():
+        for c in members:
+            flags[c] |= bits[name]
+    return flags, ccc, maps
+
+
+def emit_norm() -> str:
+    flags, ccc, maps = norm_properties()
+    pool = bytearray(b"\x00")  # offset 0: no mapping (the character maps to itself)
+    offsets: dict[str, int] = {}
+
+    def intern(s: str) -> int:
+        if s not in offsets:
+            b = s.encode()
+            if len(b) > 255:  # (the longest is 18 bytes)
+                raise SystemExit("gen_tables: mapping longer than 255 bytes")
+            offsets[s] = len(pool)
+            pool.extend(bytes([len(b)]) + b)
+        return offsets[s]
+
+    records: dict[tuple[int, ...], int] = {}
+    per_cp = [0] * 0x110000
+    for cp in range(0x110000):
+        if 0xD800 <= cp <= 0xDFFF:
+            cp_rec = (0, 0, 0, 0, 0)
+        else:
+            cp_rec = (flags[cp], ccc[cp]) + tuple(intern(maps[m][cp]) if cp in maps[m] else 0
+                                                   for m in ("lower", "nfd", "nfkd"))
+        per_cp[cp] = records.setdefault(cp_rec, len(records))
+    if len(records) > 0xFFFF:
+        raise SystemExit("gen_tables: too many norm records")
+    blocks: dict[tuple[int, ...], int] = {}
+    stage1 = [blocks.setdefault(tuple(per_cp[b * BLOCK:(b + 1) * BLOCK]), len(blocks))
+              for b in range(0x110000 // BLOCK)]
+    stage2 = [r for blk in sorted(blocks, key=blocks.get) for r in blk]
+
+    def rows(vals, per, fmt):
+        return "\n".join("    " + ", ".join(fmt(v) for v in vals[i:i + per]) + ","
+                         for i in range(0, len(vals), per))
+
+    flag_enum = "\n".join(f"inline constexpr uint16_t {n} = {1 << i};  // {d}"
+                          for i, (n, d) in enumerate(NORM_FLAGS.items()))
+    recs = sorted(records, key=records.get)
+    return f"""\
+// GENERATED by tables/gen_tables.py from the oracle {ORACLE}. Do not edit.
+// Normalizer properties of every scalar value: the oracle's Lowercase / NFD / NFKD of the
+// character alone, its canonical combining class, and the classes BertNormalizer, StripAccents
+// and Strip test -- each read off the oracle's normalizers.
+#pragma once
+#include <cstdint>
+
+namespace tagpipe::tables::norm {{
+
+{flag_enum}
+
+struct Record {{
+  uint16_t flags;  // the k* bits above
+  uint8_t ccc;      // canonical combining class (its order is the oracle's)
+  uint32_t lower;  // offsets into kPool: length byte + UTF-8; 0 = the character itself
+  uint32_t nfd;    // (Hangul syllables: kHangul, decomposed arithmetically)
+  uint32_t nfkd;
+}};
+
+inline constexpr int kRecordCount = {len(recs)};
+inline constexpr Record kRecords[kRecordCount] = {{
+{rows(recs, 4, lambda r: "{" + ", ".join(map(str, r)) + "}")}
+}};
+
+// Record of code point cp: kRecords[kStage2[kStage1[cp >> 6] * 64 + (cp & 63)]].
+alignas(64) inline constexpr uint16_t kStage1[{len(stage1)}] = {{
+{rows(stage1, 16, str)}
+}};
+alignas(64) inline constexpr uint16_t kStage2[{len(stage2)}] = {{
+{rows(stage2, 24, str)}
+}};
+
+inline constexpr uint32_t kPoolSize = {len(pool)};
+inline constexpr uint8_t kPool[kPoolSize] = {{
+{rows(list(pool), 24, str)}
+}};
+
+}}  // namespace tagpipe::tables::norm
+"""
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true", help="fail if the committed tables are stale")
+    ap.add_argument("--only", choices=["alphabets", "norm"], help="(development) one kind of table only")
     args = ap.parse_args()
+    args.only_alphabets = args.only == "alphabets"
     alphabets = []
-    for a in ALPHABETS:
-        build_predicate_alphabet(a)
-        alphabets.append(a)
-    alphabets.append(build_scripts())
+    if args.only != "norm":
+        for a in ALPHABETS:
+            build_predicate_alphabet(a)
+            alphabets.append(a)
+        alphabets.append(build_scripts())
     stale = []
     for a in alphabets:
         text = emit(a)
@@ -464,6 +761,14 @@ def main() -> int:
             OUT_DIR.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
             print(f"wrote {path.relative_to(OUT_DIR.parent.parent)} ({len(a.tags)} tags)", file=sys.stderr)
+    if not args.only_alphabets:
+        text, path = emit_norm(), OUT_DIR / "norm_props.h"
+        if args.check:
+            if not path.exists() or path.read_text() != text:
+                stale.append(path.name)
+        else:
+            path.write_text(text)
+            print(f"wrote {path.relative_to(OUT_DIR.parent.parent)}", file=sys.stderr)
     if stale:
         print("stale: " + ", ".join(stale), file=sys.stderr)
         return 1

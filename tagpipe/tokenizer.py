@@ -14,6 +14,8 @@ text that is not NFC-inert) is delegated per call.
 """
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import os
 from pathlib import Path
@@ -79,12 +81,87 @@ def _plan_normalizer(node: Optional[dict[str, Any]], path: str, plan: Plan, step
         steps.append(("replace", node["pattern"]["String"], node["content"]))
         plan.steps.append(Step(path, f"Replace({node['pattern']['String']!r} -> {node['content']!r})", True,
                                "literal search"))
+    elif kind == "Replace" and node["pattern"].get("Regex") == " {2,}":
+        steps.append(("space_runs", "", node["content"]))
+        plan.steps.append(Step(path, f"Replace(Regex(' {{2,}}') -> {node['content']!r})", True,
+                               "runs of two or more spaces"))
     elif kind == "NFC":
         steps.append(("nfc", "", ""))
         plan.steps.append(Step(path, "NFC", True, "identity on NFC-inert text (quick check); "
                                                    "other texts are delegated per call"))
+    elif kind in _UNICODE_NORMALIZERS:
+        _add_unicode(steps, _UNICODE_NORMALIZERS[kind])
+        plan.steps.append(Step(path, kind, True, "oracle-derived character tables"))
+    elif kind == "BertNormalizer":
+        lowercase = bool(node.get("lowercase", True))
+        strip = node.get("strip_accents")
+        strip = lowercase if strip is None else bool(strip)  # strip_accents.unwrap_or(lowercase)
+        options = {"clean_text": bool(node.get("clean_text", True)),
+                   "chinese": bool(node.get("handle_chinese_chars", True)),
+                   "lowercase": lowercase}
+        if strip:
+            options |= {"decompose": "nfd", "drop": "bert_mn"}
+        _add_unicode(steps, options)
+        flags = ", ".join(k for k, v in (("clean_text", options["clean_text"]), ("chinese", options["chinese"]),
+                                         ("strip_accents", strip), ("lowercase", lowercase)) if v)
+        plan.steps.append(Step(path, f"BertNormalizer({flags})", True, "oracle-derived character tables"))
+    elif kind == "Strip":
+        left, right = bool(node.get("strip_left", True)), bool(node.get("strip_right", True))
+        steps.append(("strip", "", "", {"left": left, "right": right}))
+        plan.steps.append(Step(path, f"Strip(left={left}, right={right})", True, "native"))
+    elif kind == "Precompiled":
+        blob = _charsmap(node.get("precompiled_charsmap"), f"{path}.precompiled_charsmap")
+        steps.append(("precompiled", blob, ""))
+        plan.steps.append(Step(path, f"Precompiled({len(blob)} bytes)", True,
+                               "character by character; a text where a grapheme cluster could "
+                               "change the result is delegated per call"))
     else:
         plan.steps.append(Step(path, kind, False, f"no native {kind} normalizer yet"))
+
+
+# Normalizers that are one unicode pass of cpp/normalize (its options).
+_UNICODE_NORMALIZERS: dict[str, dict[str, Any]] = {
+    "Lowercase": {"lowercase": True},
+    "StripAccents": {"drop_after": "mark"},
+    "NFD": {"decompose": "nfd"},
+    "NFKD": {"decompose": "nfkd"},
+}
+# The order of the stages inside one unicode pass (cpp/normalize/normalize.h UnicodeOptions).
+_UNICODE_STAGES = ["clean_text", "chinese", "decompose", "drop", "lowercase", "drop_after"]
+
+
+def _add_unicode(steps: list, options: dict[str, Any]) -> None:
+    """Appends a unicode pass, fused into the previous one when all its stages come after
+    that one's (NFD, Lowercase, StripAccents: one pass that does the three in order)."""
+    def stages(o: dict[str, Any]) -> list[int]:
+        return [_UNICODE_STAGES.index(k) for k, v in o.items() if v] or [-1]
+
+    if steps and steps[-1][0] == "unicode":
+        prev = steps[-1][3]
+        if min(stages(options)) > max(stages(prev)):
+            steps[-1] = ("unicode", "", "", {**prev, **options})
+            return
+    steps.append(("unicode", "", "", dict(options)))
+
+
+def _charsmap(value: Any, path: str) -> bytes:
+    """The decoded precompiled_charsmap, checked as spm_precompiled checks it at load."""
+    if not isinstance(value, str):
+        raise ValueError(f"{path}: expected a base64 string, got {type(value).__name__}")
+    try:
+        blob = base64.b64decode(value, validate=True)
+    except binascii.Error as e:
+        raise ValueError(f"{path}: not base64 ({e})") from None
+    if len(blob) < 4:
+        raise ValueError(f"{path}: shorter than its trie size")
+    trie = int.from_bytes(blob[:4], "little") // 4 * 4
+    if trie == 0 or len(blob) - 4 < trie:
+        raise ValueError(f"{path}: trie size {trie} does not fit in {len(blob) - 4} bytes")
+    try:
+        blob[4 + trie:].decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: replacement strings are not UTF-8 ({e})") from None
+    return blob
 
 
 def _post_ids(node: Optional[dict[str, Any]], path: str, plan: Plan) -> tuple[list[int], list[int]]:

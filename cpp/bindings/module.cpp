@@ -16,6 +16,7 @@
 #include "encode/encoder.h"
 #include "model/unigram.h"
 #include "model/wordpiece.h"
+#include "normalize/chars.h"
 #include "pretok/pipeline.h"
 
 namespace py = pybind11;
@@ -164,17 +165,48 @@ pretok::StageSpec stage_from(const py::dict& d) {
   return s;
 }
 
-// Normalizer steps as tagpipe/tokenizer.py plans them: (kind, a, b) tuples.
+// Normalizer steps as tagpipe/tokenizer.py plans them: (kind, a, b) tuples, and for
+// "unicode" / "strip" a fourth item, a dict of options.
 std::vector<normalize::Step> norm_steps_from(const py::list& steps) {
+  using K = normalize::Step::Kind;
   std::vector<normalize::Step> out;
   for (const auto& it : steps) {
     const py::tuple t = it.cast<py::tuple>();
     const std::string kind = t[0].cast<std::string>();
     normalize::Step step;
-    if (kind == "prepend") step.kind = normalize::Step::Kind::Prepend;
-    else if (kind == "replace") step.kind = normalize::Step::Kind::Replace;
-    else if (kind == "nfc") step.kind = normalize::Step::Kind::Nfc;
-    else throw py::value_error("unknown normalizer step '" + kind + "'");
+    const py::dict opt = t.size() > 3 ? t[3].cast<py::dict>() : py::dict();
+    auto flag = [&](const char* key) { return opt.contains(key) && opt[key].cast<bool>(); };
+    if (kind == "prepend") step.kind = K::Prepend;
+    else if (kind == "replace") step.kind = K::Replace;
+    else if (kind == "space_runs") step.kind = K::SpaceRuns;
+    else if (kind == "nfc") step.kind = K::Nfc;
+    else if (kind == "strip") {
+      step.kind = K::Strip;
+      step.strip_left = flag("left"), step.strip_right = flag("right");
+    } else if (kind == "unicode") {
+      step.kind = K::Unicode;
+      auto& u = step.unicode;
+      u.clean_text = flag("clean_text"), u.chinese = flag("chinese"), u.lowercase = flag("lowercase");
+      const std::string dec = opt.contains("decompose") ? opt["decompose"].cast<std::string>() : "";
+      if (dec == "nfd") u.decompose = normalize::UnicodeOptions::Nfd;
+      else if (dec == "nfkd") u.decompose = normalize::UnicodeOptions::Nfkd;
+      else if (!dec.empty()) throw py::value_error("unknown decomposition '" + dec + "'");
+      const std::string drop = opt.contains("drop") ? opt["drop"].cast<std::string>() : "";
+      if (drop == "bert_mn") u.drop = tables::norm::kBertMn;
+      else if (!drop.empty()) throw py::value_error("unknown filter '" + drop + "'");
+      const std::string after = opt.contains("drop_after") ? opt["drop_after"].cast<std::string>() : "";
+      if (after == "mark") u.drop_after = tables::norm::kMark;
+      else if (!after.empty()) throw py::value_error("unknown filter '" + after + "'");
+    } else if (kind == "precompiled") {
+      step.kind = K::Precompiled;
+      try {
+        step.charsmap = std::make_shared<const normalize::Charsmap>(t[1].cast<std::string>());
+      } catch (const std::invalid_argument& e) {
+        throw py::value_error(e.what());
+      }
+      out.push_back(std::move(step));
+      continue;
+    } else throw py::value_error("unknown normalizer step '" + kind + "'");
     step.a = t[1].cast<std::string>();
     step.b = t[2].cast<std::string>();
     out.push_back(std::move(step));
@@ -445,6 +477,25 @@ PYBIND11_MODULE(_core, m) {
       return py::none();
     return py::str(reinterpret_cast<const char*>(out.bytes), out.size);
   }, py::arg("steps"), py::arg("text"), "Runs native normalizer steps on one string (None: not native).");
+
+  m.def("normalize_timed", [](const py::list& steps, const py::list& texts) -> py::tuple {
+    // For bench/normalize.py: each text normalized by one Normalizer, only run() timed.
+    normalize::Normalizer n(norm_steps_from(steps));
+    normalize::Scratch scratch;
+    std::vector<std::string> in;
+    for (const auto& t : texts) in.push_back(t.cast<std::string>());
+    py::list out;
+    int64_t ns = 0;
+    for (const std::string& text : in) {
+      pretok::Text res;
+      const auto t0 = std::chrono::steady_clock::now();
+      const bool ok = n.run(reinterpret_cast<const uint8_t*>(text.data()), uint32_t(text.size()), res, scratch, false);
+      ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+      if (ok) out.append(py::str(reinterpret_cast<const char*>(res.bytes), res.size));
+      else out.append(py::none());
+    }
+    return py::make_tuple(out, ns);
+  }, py::arg("steps"), py::arg("texts"), "normalize() over many texts; (results, nanoseconds in the runs).");
 
   m.def("probe", [](const py::list& norm_steps, const py::list& stages, const std::string& text) -> py::object {
     std::vector<pretok::StageSpec> specs;

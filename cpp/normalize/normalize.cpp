@@ -72,6 +72,38 @@ bool Normalizer::run(const uint8_t* in, uint32_t n, pretok::Text& out, Scratch& 
       case Step::Kind::Nfc:
         if (!nfc_inert(out.bytes, out.size, sc)) return false;
         continue;
+      case Step::Kind::Unicode:
+      case Step::Kind::Strip:
+      case Step::Kind::Precompiled: {
+        const Source src{out.bytes, out.size, out.rewritten() ? out.origin.data() : nullptr};
+        const bool ok = step.kind == Step::Kind::Unicode ? unicode_pass(step.unicode, src, need_origin, dst, org, sc)
+                        : step.kind == Step::Kind::Strip
+                            ? strip_pass(step.strip_left, step.strip_right, src, need_origin, dst, org)
+                            : precompiled_pass(*step.charsmap, src, need_origin, dst, org);
+        if (!ok) return false;
+        break;
+      }
+      case Step::Kind::SpaceRuns: {
+        // Replace(Regex " {2,}"): the leftmost-longest runs of two or more ' '.
+        size_t at = cur.find("  ");
+        if (at == std::string_view::npos) continue;
+        size_t done = 0;
+        for (; at != std::string_view::npos; at = cur.find("  ", done)) {
+          size_t end = at + 2;
+          while (end < cur.size() && cur[end] == ' ') end++;
+          dst.append(cur.substr(done, at - done));
+          dst += step.b;
+          if (need_origin) {
+            for (size_t i = done; i < at; i++) org.push_back(origin(uint32_t(i)));
+            org.insert(org.end(), step.b.size(), pretok::Origin{origin(uint32_t(at)).begin, origin(uint32_t(end - 1)).end});
+          }
+          done = end;
+        }
+        dst.append(cur.substr(done));
+        if (need_origin)
+          for (size_t i = done; i < cur.size(); i++) org.push_back(origin(uint32_t(i)));
+        break;
+      }
       case Step::Kind::Prepend:
         if (cur.empty()) continue;  // the oracle prepends to a non-empty string only
         dst = step.a;

@@ -3,23 +3,49 @@
 // tokens) into the content the pre-tokenizer reads, with the origin of every byte when
 // asked (Metaspace's prepend_scheme "first" needs to know which piece starts at 0).
 //
-//   prepend  Prepend(s): s before a non-empty text
-//   replace  Replace with a String pattern: every leftmost, non-overlapping occurrence
-//   nfc      NFC, when the text passes the quick check (every character Inert in the nfc
-//            alphabet): then NFC is the identity.  Otherwise the caller must delegate.
+//   prepend      Prepend(s): s before a non-empty text
+//   replace      Replace with a String pattern: every leftmost, non-overlapping occurrence
+//   space_runs   Replace with the Regex " {2,}": every run of two or more spaces
+//   nfc          NFC, when the text passes the quick check (every character Inert in the nfc
+//                alphabet): then NFC is the identity.  Otherwise the caller must delegate.
+//   unicode      the per-character normalizers and NFD/NFKD (Lowercase, StripAccents, NFD,
+//                NFKD, BertNormalizer): one pass, see UnicodeOptions
+//   strip        Strip: char::is_whitespace off the left and/or right end
+//   precompiled  SentencePiece's charsmap (precompiled.h), character by character where the
+//                oracle's grapheme clusters cannot matter; otherwise the caller delegates.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "normalize/precompiled.h"
 #include "pretok/text.h"
 
 namespace tagpipe::normalize {
 
+// One pass of per-character rules, in the oracle's order (BertNormalizer::normalize):
+// clean_text, handle_chinese_chars, then decomposition (with canonical ordering) and the
+// filter of marks, then lowercase, then a last filter (a StripAccents after them; the
+// planner fuses a Sequence such as NFD, Lowercase, StripAccents into one pass).
+struct UnicodeOptions {
+  enum Decompose : uint8_t { None, Nfd, Nfkd };
+  bool clean_text = false;     // drop controls / NUL / U+FFFD, whitespace -> ' '
+  bool chinese = false;        // ' ' around CJK ideographs
+  Decompose decompose = None;  // NFD or NFKD of the whole text
+  uint16_t drop = 0;           // tables::norm flag of the characters filtered out after
+                               // decomposition (BertNormalizer strip_accents: kBertMn)
+  bool lowercase = false;      // char::to_lowercase, character by character
+  uint16_t drop_after = 0;     // the flag of the characters filtered out last (StripAccents: kMark)
+};
+
 struct Step {
-  enum class Kind : uint8_t { Prepend, Replace, Nfc };
+  enum class Kind : uint8_t { Prepend, Replace, SpaceRuns, Nfc, Unicode, Strip, Precompiled };
   Kind kind;
-  std::string a, b;  // Prepend: a = what; Replace: a = pattern, b = content
+  std::string a, b;  // Prepend: a = what; Replace: a = pattern, b = content; SpaceRuns: b = content
+  UnicodeOptions unicode;
+  bool strip_left = false, strip_right = false;
+  std::shared_ptr<const Charsmap> charsmap;
 };
 
 struct Scratch {
@@ -27,6 +53,14 @@ struct Scratch {
   std::vector<uint64_t> starts;
   std::string buf[2];
   std::vector<pretok::Origin> origin[2];
+  struct Pending {
+    uint32_t cp;
+    uint8_t ccc;
+    bool drop;
+    pretok::Origin origin;
+  };
+  std::vector<Pending> pending;  // non-starters awaiting canonical ordering
+  std::vector<pretok::Origin> slots;
 };
 
 class Normalizer {
@@ -41,5 +75,22 @@ class Normalizer {
  private:
   std::vector<Step> steps_;
 };
+
+// The content one step reads: bytes and, per byte, the original character it came from.
+struct Source {
+  const uint8_t* s;
+  uint32_t n;
+  const pretok::Origin* origin;  // nullptr: the content is the input itself
+  pretok::Origin at(uint32_t i) const;
+};
+
+// The per-character passes (unicode.cpp, precompiled_step.cpp).  Each writes the new
+// content to `dst` (and, with need_origin, one origin per byte to `org`); false: delegate.
+bool unicode_pass(const UnicodeOptions& opt, const Source& src, bool need_origin, std::string& dst,
+                  std::vector<pretok::Origin>& org, Scratch& sc);
+bool strip_pass(bool left, bool right, const Source& src, bool need_origin, std::string& dst,
+                std::vector<pretok::Origin>& org);
+bool precompiled_pass(const Charsmap& map, const Source& src, bool need_origin, std::string& dst,
+                      std::vector<pretok::Origin>& org);
 
 }  // namespace tagpipe::normalize

@@ -1,0 +1,218 @@
+// The per-character normalizers: Lowercase, StripAccents, NFD, NFKD, BertNormalizer, Strip.
+//
+// Every fact about a character comes from tables/generated/norm_props.h, read off the
+// oracle over all scalar values.  Decomposition is the character's own full decomposition
+// (the oracle's NFD/NFKD of it alone) followed by canonical ordering -- a stable sort of
+// each run of non-starters by combining class -- which is what NFD of a whole text is.
+#include <algorithm>
+
+#include "normalize/chars.h"
+#include "normalize/normalize.h"
+
+namespace tagpipe::normalize {
+namespace {
+
+using pretok::Origin;
+namespace T = tables::norm;
+
+struct Out {
+  std::string& dst;
+  std::vector<Origin>& org;
+  bool need_origin;
+  void bytes(std::string_view b, Origin o) {
+    dst.append(b);
+    if (need_origin) org.insert(org.end(), b.size(), o);
+  }
+  void cp(uint32_t c, Origin o) {
+    const size_t before = dst.size();
+    encode(c, dst);
+    if (need_origin) org.insert(org.end(), dst.size() - before, o);
+  }
+};
+
+// The last stages: lowercase (NormalizedString::lowercase maps every char by
+// char::to_lowercase, with no context such as the final sigma), then the filter of a
+// StripAccents that follows, then write.
+struct Writer {
+  const UnicodeOptions& opt;
+  Out out;
+  void emit(uint32_t c, Origin o) {
+    if (opt.lowercase) {
+      const Record& r = props(c);
+      if (r.lower) {
+        const std::string_view low = pooled(r.lower);
+        if (!opt.drop_after) return out.bytes(low, o);
+        const auto* b = reinterpret_cast<const uint8_t*>(low.data());
+        for (uint32_t i = 0, cp = 0, len = 1; i < low.size(); i += len) {
+          decode(b, uint32_t(low.size()), i, cp, len);  // the pool is well formed (generated)
+          if (!(props(cp).flags & opt.drop_after)) out.cp(cp, o);
+        }
+        return;
+      }
+    }
+    if (opt.drop_after && (props(c).flags & opt.drop_after)) return;
+    out.cp(c, o);
+  }
+};
+
+// Decomposition, the filter of marks and canonical ordering.  Non-starters wait in
+// `pending` until the next starter (or the end), then leave stably sorted by class.
+struct Decomposer {
+  const UnicodeOptions& opt;
+  Writer& w;
+  std::vector<Scratch::Pending>& pending;
+  std::vector<Origin>& slots;
+
+  void flush() {
+    if (pending.size() > 1) {
+      // The oracle aligns NFD's output by position (NormalizedString::transform consumes the
+      // original characters in order), so the reordered characters take the origins in
+      // arrival order: keep those where they are and sort the characters alone.
+      slots.clear();
+      for (const auto& p : pending) slots.push_back(p.origin);
+      std::stable_sort(pending.begin(), pending.end(), [](const auto& x, const auto& y) { return x.ccc < y.ccc; });
+      for (size_t k = 0; k < pending.size(); k++) pending[k].origin = slots[k];
+    }
+    for (const auto& p : pending)
+      if (!p.drop) w.emit(p.cp, p.origin);
+    pending.clear();
+  }
+  // One character of the fully decomposed text.
+  void decomposed(uint32_t c, Origin o) {
+    const Record& r = props(c);
+    const bool drop = r.flags & opt.drop;
+    if (r.ccc == 0) {
+      flush();
+      if (!drop) w.emit(c, o);
+      return;
+    }
+    // The filter of marks runs after NFD in the oracle: a dropped non-starter still takes
+    // part in the ordering (and in the positional alignment).
+    pending.push_back({c, r.ccc, drop, o});
+  }
+  void feed(uint32_t c, Origin o) {
+    if (opt.decompose == UnicodeOptions::None) return w.emit(c, o);
+    const Record& r = props(c);
+    if (r.flags & T::kHangul) {
+      uint32_t jamo[3];
+      const int k = hangul_decompose(c, jamo);
+      for (int i = 0; i < k; i++) decomposed(jamo[i], o);
+      return;
+    }
+    const uint32_t off = opt.decompose == UnicodeOptions::Nfd ? r.nfd : r.nfkd;
+    if (off == 0) return decomposed(c, o);
+    const std::string_view d = pooled(off);
+    const auto* b = reinterpret_cast<const uint8_t*>(d.data());
+    for (uint32_t i = 0, cp = 0, len = 1; i < d.size(); i += len) {
+      decode(b, uint32_t(d.size()), i, cp, len);  // the pool is well formed (generated)
+      decomposed(cp, o);
+    }
+  }
+};
+
+}  // namespace
+
+Origin Source::at(uint32_t i) const {
+  if (origin) return origin[i];
+  uint32_t b = i, e = i + 1;  // the content is the input: the character containing byte i
+  while (b > 0 && (s[b] & 0xC0) == 0x80) --b;
+  while (e < n && (s[e] & 0xC0) == 0x80) ++e;
+  return {b, e};
+}
+
+// What the whole pass makes of each ASCII character: itself, another byte, or nothing (-1).
+// ASCII characters are starters with no decomposition, never Chinese or marks.
+void ascii_table(const UnicodeOptions& opt, int16_t out[128]) {
+  for (int c = 0; c < 128; c++) {
+    int v = c;
+    const uint16_t f = props(uint32_t(c)).flags;
+    if (opt.clean_text && (f & T::kCleanRemove)) v = -1;
+    else if (opt.clean_text && (f & T::kCleanSpace)) v = ' ';
+    if (v >= 0 && opt.lowercase && props(uint32_t(v)).lower) {
+      const std::string_view low = pooled(props(uint32_t(v)).lower);
+      v = low.size() == 1 ? uint8_t(low[0]) : -2;  // (never: ASCII lowercases to one byte)
+    }
+    out[c] = int16_t(v);
+  }
+}
+
+bool unicode_pass(const UnicodeOptions& opt, const Source& src, bool need_origin, std::string& dst,
+                  std::vector<Origin>& org, Scratch& sc) {
+  dst.reserve(src.n + src.n / 4 + 16);
+  Writer w{opt, Out{dst, org, need_origin}};
+  Decomposer d{opt, w, sc.pending, sc.slots};
+  sc.pending.clear();
+  int16_t ascii[128];
+  ascii_table(opt, ascii);
+  for (int c = 0; c < 128; c++)
+    if (ascii[c] == -2) return false;
+  // The flags some stage acts on (a character with none of them, ccc 0 and no mapping the
+  // pass uses goes through as is).
+  const uint16_t touch = (opt.clean_text ? T::kCleanRemove | T::kCleanSpace : 0) | (opt.chinese ? T::kChinese : 0) |
+                         (opt.decompose ? T::kHangul | opt.drop : 0) | opt.drop_after;
+  for (uint32_t i = 0, cp = 0, len = 1; i < src.n; i += len) {
+    if (src.s[i] < 0x80) {  // a run of ASCII: one table lookup a byte
+      d.flush();
+      uint32_t e = i;
+      const size_t before = dst.size();
+      for (; e < src.n && src.s[e] < 0x80; e++) {
+        const int16_t v = ascii[src.s[e]];
+        if (v >= 0) {
+          dst.push_back(char(v));
+          if (need_origin) org.push_back(src.at(e));
+        }
+      }
+      (void)before;
+      len = e - i;
+      continue;
+    }
+    if (!decode(src.s, src.n, i, cp, len)) return false;
+    const Record& rec = props(cp);
+    if (!(rec.flags & touch) && rec.ccc == 0 && !(opt.lowercase && rec.lower) &&
+        !(opt.decompose == UnicodeOptions::Nfd && rec.nfd) && !(opt.decompose == UnicodeOptions::Nfkd && rec.nfkd)) {
+      d.flush();  // a starter that no stage changes: as is
+      dst.append(reinterpret_cast<const char*>(src.s + i), len);
+      if (need_origin) org.insert(org.end(), len, src.at(i));
+      continue;
+    }
+    const Origin o = need_origin ? src.at(i) : Origin{0, 0};
+    if (opt.clean_text) {
+      // do_clean_text: filter out NUL, U+FFFD and is_control (unicode_categories is_other
+      // except \t \n \r), then map is_whitespace to ' ' -- the filter first.
+      const uint16_t f = props(cp).flags;
+      if (f & T::kCleanRemove) continue;
+      if (f & T::kCleanSpace) cp = ' ';
+    }
+    if (opt.chinese && (props(cp).flags & T::kChinese)) {
+      // do_handle_chinese_chars: ' ', c, ' ' (all aligned to c)
+      d.feed(' ', o), d.feed(cp, o), d.feed(' ', o);
+      continue;
+    }
+    d.feed(cp, o);
+  }
+  d.flush();
+  return true;
+}
+
+bool strip_pass(bool left, bool right, const Source& src, bool need_origin, std::string& dst,
+                std::vector<Origin>& org) {
+  // NormalizedString::lrstrip: whole chars with char::is_whitespace off either end.
+  uint32_t b = 0, e = src.n;
+  for (uint32_t cp, len; left && b < e; b += len) {
+    if (!decode(src.s, src.n, b, cp, len)) return false;
+    if (!(props(cp).flags & T::kWhitespace)) break;
+  }
+  while (right && e > b) {
+    uint32_t k = e - 1, cp, len;
+    while (k > b && (src.s[k] & 0xC0) == 0x80) --k;
+    if (!decode(src.s, src.n, k, cp, len)) return false;
+    if (!(props(cp).flags & T::kWhitespace)) break;
+    e = k;
+  }
+  dst.assign(reinterpret_cast<const char*>(src.s + b), e - b);
+  if (need_origin)
+    for (uint32_t i = b; i < e; i++) org.push_back(src.at(i));
+  return true;
+}
+
+}  // namespace tagpipe::normalize

@@ -1,0 +1,310 @@
+"""Exactness of the native normalizers (cpp/normalize) against the pinned oracle.
+
+Every native normalizer is compared with ``tokenizers.normalizers.X(...).normalize_str(text)``
+(0.23.3) through ``_core.normalize(steps, text)``, the steps planned by
+``tagpipe.tokenizer._plan_normalizer`` from the normalizer's JSON:
+
+* every scalar value, in chunks (each chunk once as a run of consecutive code points --
+  combining marks pile up, Hangul jamo meet -- and once with each character between 'a' and
+  ' ');
+* the corpora, line by line and in ~64 kB blocks, for the fixtures' own normalizers
+  (all-minilm-l6-v2, bert-wiki, t5-small, marian-ortx-nmt, rwkv-midi-wordlevel);
+* hypothesis text (tests/strategies.py) and hand-picked edge cases;
+* through whole tokenizers: a small BPE file with the normalizer in front of Metaspace
+  (prepend_scheme "first", whose decision reads the origins the normalizer keeps).
+
+A native result must equal the oracle's; ``None`` (the call is delegated) is allowed only
+for Precompiled and NFC (per-call delegation by design) and is counted: the corpora must
+stay almost entirely native.
+"""
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import pytest
+import tokenizers
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import strategies as S
+import tagpipe
+from conftest import CORPORA, SHARED, corpus_ids, needs_shared
+from tagpipe import _core
+from tagpipe.plan import Plan
+from tagpipe.tokenizer import _plan_normalizer
+
+FIXTURES = ["all-minilm-l6-v2", "bert-wiki", "t5-small", "marian-ortx-nmt", "rwkv-midi-wordlevel"]
+SCALARS = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+CHUNK = 8192
+MAX_DELEGATED_SHARE = 0.01  # of corpus lines, for the normalizers that may delegate per call
+
+EDGE_CASES = [
+    "", " ", "  ", "\t\n\r\n", "a\u0301\u0302\u0303\u0304\u0316\u0334\u0345", "e\u0301\u0301\u0301",
+    "\u0345\u0334a", "\u1e09\u0323\u0301", "ΣΑΣ ΟΔΟΣ σς", "İstanbul İ", "ß ẞ ŉ ǰ ΐ ﬃ", "中文字符 𠀀 〇 ㊀ 豈",
+    "\x00\x01\x7f\x85\u200b\u200c\u200d\ufeff\ufffd", "a\r\nb\rc\nd", "\u2028\u2029\u3000\u00a0",
+    "👨\u200d👩\u200d👧\u200d👦 🇫🇷🇩🇪 ❤️ 👍🏽 1️⃣", "\u1100\u1161\u11a8 \uac00\u11a8 \u1100\uac00 한국어",
+    "क्ष क्\u200dष ষ্ক", "ำน เกม", "ａｂｃ　ＡＢＣ①½™ℌ", "x" * 300, "é" * 200, "\u0301" * 50,
+    "  lead and trail  ", "\u3000\u3000x\u3000", "a  b   c    d", " ", "\u200e \u200f", "ﷺ ﷻ ㍻",
+    "Ǆǅǆ ǈ ǲ", "ΆΈΉ ϓ ϔ", "\U0001d400\U0001d7ce", "\u0e33\u0e33", "\u09be\u09df\u09c7\u09dc",
+]
+
+
+# ---------------------------------------------------------------------------------------
+# Plans and oracles
+# ---------------------------------------------------------------------------------------
+
+
+def plan_steps(node: dict) -> tuple[list, Plan]:
+    plan, steps = Plan(), []
+    _plan_normalizer(node, "normalizer", plan, steps)
+    return steps, plan
+
+
+def oracle_normalizer(node: dict):
+    """The oracle's normalizer built from this JSON (through a whole tokenizer file)."""
+    doc = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": node,
+           "pre_tokenizer": None, "post_processor": None, "decoder": None,
+           "model": {"type": "WordLevel", "vocab": {"[UNK]": 0}, "unk_token": "[UNK]"}}
+    return tokenizers.Tokenizer.from_str(json.dumps(doc)).normalizer
+
+
+@functools.lru_cache(maxsize=None)
+def fixture_node(name: str) -> str:
+    return json.dumps(json.loads((SHARED / "tokenizers" / name / "tokenizer.json").read_text())["normalizer"])
+
+
+def _kinds(node: dict) -> set[str]:
+    if node["type"] == "Sequence":
+        return set().union(*(_kinds(n) for n in node["normalizers"]))
+    return {node["type"]}
+
+
+class Checker:
+    """Runs native and oracle on texts; collects mismatches and delegated texts."""
+
+    def __init__(self, node: dict):
+        self.node = node
+        self.steps, self.plan = plan_steps(node)
+        assert all(s.native for s in self.plan.steps), self.plan.steps
+        self.oracle = oracle_normalizer(node)
+        self.may_delegate = bool(_kinds(node) & {"Precompiled", "NFC"})
+        self.checked = self.delegated = 0
+        self.wrong: list[tuple[str, str, str]] = []
+
+    def check(self, text: str) -> None:
+        self.checked += 1
+        got = _core.normalize(self.steps, text)
+        if got is None:
+            self.delegated += 1
+            return
+        want = self.oracle.normalize_str(text)
+        if got != want:
+            self.wrong.append((text, got, want))
+
+    def verify(self, what: str, max_share: float | None = None) -> None:
+        if self.wrong:
+            text, got, want = self.wrong[0]
+            i = next((k for k in range(min(len(got), len(want))) if got[k] != want[k]), min(len(got), len(want)))
+            pytest.fail(f"{self.node['type']} {what}: {len(self.wrong)} of {self.checked} texts differ; first at "
+                        f"char {i}: text {text[max(0, i - 20):i + 20]!r} native {got[max(0, i - 20):i + 20]!r} "
+                        f"oracle {want[max(0, i - 20):i + 20]!r}")
+        if not self.may_delegate:
+            assert self.delegated == 0, f"{self.delegated} texts delegated by a normalizer that never delegates"
+        if max_share is not None:
+            assert self.delegated <= max_share * self.checked, f"{self.delegated} of {self.checked} delegated"
+
+
+# ---------------------------------------------------------------------------------------
+# The normalizers, standalone
+# ---------------------------------------------------------------------------------------
+
+BERT = {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True, "strip_accents": None,
+        "lowercase": True}
+STANDALONE = {
+    "Lowercase": {"type": "Lowercase"},
+    "StripAccents": {"type": "StripAccents"},
+    "NFD": {"type": "NFD"},
+    "NFKD": {"type": "NFKD"},
+    "Bert": BERT,
+    "Bert-clean": {**BERT, "handle_chinese_chars": False, "strip_accents": False, "lowercase": False},
+    "Bert-chinese": {**BERT, "clean_text": False, "strip_accents": False, "lowercase": False},
+    "Bert-strip-only": {**BERT, "clean_text": False, "handle_chinese_chars": False, "strip_accents": True,
+                        "lowercase": False},
+    "Bert-cased": {**BERT, "lowercase": False},  # strip_accents null follows lowercase: off
+    "Bert-lower-keep-accents": {**BERT, "strip_accents": False},
+    "Strip": {"type": "Strip", "strip_left": True, "strip_right": True},
+    "Strip-left": {"type": "Strip", "strip_left": True, "strip_right": False},
+    "Strip-right": {"type": "Strip", "strip_left": False, "strip_right": True},
+    "Replace-space-runs": {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": "▁"},
+    "Sequence-wiki": {"type": "Sequence", "normalizers": [{"type": "NFD"}, {"type": "Lowercase"},
+                                                          {"type": "StripAccents"}]},
+    "Sequence-lower-first": {"type": "Sequence", "normalizers": [{"type": "Lowercase"}, {"type": "NFKD"},
+                                                                 {"type": "StripAccents"}, {"type": "Lowercase"}]},
+    "Sequence-mixed": {"type": "Sequence", "normalizers": [{"type": "Strip", "strip_left": True, "strip_right": True},
+                                                           {"type": "NFKD"}, {"type": "Prepend", "prepend": "▁"},
+                                                           {"type": "Replace", "pattern": {"Regex": " {2,}"},
+                                                            "content": "_"}]},
+}
+
+
+def _precompiled(name: str) -> dict:
+    node = json.loads(fixture_node(name))
+    nodes = node["normalizers"] if node["type"] == "Sequence" else [node]
+    return next(n for n in nodes if n["type"] == "Precompiled")
+
+
+def all_nodes() -> dict[str, dict]:
+    nodes = dict(STANDALONE)
+    if SHARED:
+        nodes["Precompiled-t5"] = _precompiled("t5-small")
+        nodes["Precompiled-marian"] = _precompiled("marian-ortx-nmt")
+    return nodes
+
+
+NODES = all_nodes()
+
+
+@pytest.mark.parametrize("name", list(NODES))
+def test_every_scalar(name):
+    """Every scalar value: runs of consecutive code points, then each between 'a' and ' '."""
+    c = Checker(NODES[name])
+    for k in range(0, len(SCALARS), CHUNK):
+        chunk = [chr(x) for x in SCALARS[k:k + CHUNK]]
+        c.check("".join(chunk))
+        c.check("a" + " a".join(chunk) + " ")
+    c.verify("over all scalar values")
+    if name.startswith("Precompiled"):
+        # The scalars alone (no neighbour that could share a grapheme) are never delegated.
+        c = Checker(NODES[name])
+        for k in range(0, len(SCALARS), CHUNK):
+            c.check("\n".join(chr(x) for x in SCALARS[k:k + CHUNK]))
+        c.verify("one scalar per line", max_share=0.0)
+
+
+@pytest.mark.parametrize("name", list(NODES))
+def test_edge_cases(name):
+    c = Checker(NODES[name])
+    for text in EDGE_CASES:
+        c.check(text)
+        c.check(text + " " + text.upper())
+    c.verify("edge cases")
+
+
+@pytest.mark.parametrize("name", list(NODES))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(text=S.text())
+def test_hypothesis_text(name, text):
+    c = Checker(NODES[name])
+    c.check(text)
+    c.verify("hypothesis text")
+
+
+def test_unicode_passes_fuse_in_stage_order():
+    steps, _ = plan_steps(STANDALONE["Sequence-wiki"])
+    assert steps == [("unicode", "", "", {"decompose": "nfd", "lowercase": True, "drop_after": "mark"})]
+    steps, _ = plan_steps(STANDALONE["Sequence-lower-first"])  # Lowercase cannot run after NFKD
+    assert [s[3] for s in steps] == [{"lowercase": True}, {"decompose": "nfkd", "drop_after": "mark"},
+                                     {"lowercase": True}]
+
+
+def test_plans_name_what_runs():
+    _, plan = plan_steps(BERT)
+    assert [(s.native, s.what) for s in plan.steps] == [
+        (True, "BertNormalizer(clean_text, chinese, strip_accents, lowercase)")]
+    _, plan = plan_steps({"type": "Replace", "pattern": {"Regex": " +"}, "content": "▁"})
+    assert [s.native for s in plan.steps] == [False]  # only " {2,}" is recognised
+    _, plan = plan_steps({"type": "NFKC"})
+    assert [s.native for s in plan.steps] == [False]
+
+
+@pytest.mark.parametrize("blob", ["", "!!!", "AAAA", "AAAAAA=="])
+def test_malformed_charsmap_names_its_path(blob):
+    with pytest.raises(ValueError, match=r"normalizer\.precompiled_charsmap"):
+        plan_steps({"type": "Precompiled", "precompiled_charsmap": blob})
+
+
+# ---------------------------------------------------------------------------------------
+# The fixtures' own normalizers on the corpora
+# ---------------------------------------------------------------------------------------
+
+
+@needs_shared
+@pytest.mark.parametrize("name", FIXTURES)
+@pytest.mark.parametrize("corpus", CORPORA, ids=corpus_ids(CORPORA))
+def test_fixture_normalizer_on_corpus(name, corpus):
+    c = Checker(json.loads(fixture_node(name)))
+    text = corpus.read_text(encoding="utf-8")
+    for line in text.split("\n"):
+        c.check(line)
+    for k in range(0, len(text), 65536):
+        c.check(text[k:k + 65536])
+    c.verify(f"{name} on {corpus.name}", max_share=MAX_DELEGATED_SHARE)
+
+
+@needs_shared
+@pytest.mark.parametrize("name", FIXTURES)
+def test_fixture_normalizer_plan_is_native(name):
+    _, plan = plan_steps(json.loads(fixture_node(name)))
+    assert plan.steps and all(s.native for s in plan.steps), plan.steps
+
+
+@needs_shared
+@pytest.mark.parametrize("name", FIXTURES)
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_fixture_normalizer_hypothesis(name, data):
+    c = Checker(json.loads(fixture_node(name)))
+    c.check(data.draw(S.text()))
+    c.verify("hypothesis text")
+
+
+# ---------------------------------------------------------------------------------------
+# Whole tokenizers: the origins Metaspace(prepend_scheme="first") reads
+# ---------------------------------------------------------------------------------------
+
+FIRST_TEXTS = ["hello world", "\x01hello", "\x00\x00a b", " a", "\u3000a", "中 a", "\u0301a b", "ａ b",
+               "  a  b  ", "\ufeffa", "\u200b a", "İa", "a\u0301 b", "\u0345\u0334x y", "\t\tx", "™ x",
+               "\x01\x02a b", "\u200b\u200bhello", "a\x01 b", "ｅ\u0301 x", "e\u0301 x", "\r\n a"]
+FIRST_NORMALIZERS = {
+    "Bert": BERT,
+    "Bert-clean": STANDALONE["Bert-clean"],
+    "Strip": STANDALONE["Strip"],
+    "NFKD+Lowercase": {"type": "Sequence", "normalizers": [{"type": "NFKD"}, {"type": "Lowercase"}]},
+    "Space-runs": STANDALONE["Replace-space-runs"],
+}
+
+
+def _first_bpe(normalizer: dict) -> str:
+    chars = sorted(set("▁abcdehlorwxy中ａ™tm ") | {"<unk>"})
+    vocab = {t: i for i, t in enumerate(chars + ["▁a", "▁b", "▁x", "▁y", "he", "ll", "▁w"])}
+    merges = [["▁", "a"], ["▁", "b"], ["▁", "x"], ["▁", "y"], ["h", "e"], ["l", "l"], ["▁", "w"]]
+    return json.dumps({
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": normalizer,
+        "pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": True},
+        "post_processor": None, "decoder": None,
+        "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>", "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+                  "vocab": vocab, "merges": merges}}, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("name", list(FIRST_NORMALIZERS) + (["Precompiled-t5", "Precompiled-marian", "marian"]
+                                                            if SHARED else []))
+def test_metaspace_first_origins(name):
+    node = FIRST_NORMALIZERS.get(name) or NODES.get(name) or json.loads(fixture_node("marian-ortx-nmt"))
+    doc = _first_bpe(node)
+    oracle = tokenizers.Tokenizer.from_str(doc)
+    with tagpipe.delegation_disabled():
+        tok = tagpipe.Tokenizer.from_str(doc)
+        assert tok.native, tok.explain()
+    for text in FIRST_TEXTS:
+        want = oracle.encode(text, add_special_tokens=False).ids
+        if "Precompiled" in json.dumps(node):
+            # Precompiled may delegate per call, but none of these texts needs it.
+            assert _core.normalize(plan_steps(node)[0], text) is not None, text
+            got = tok.encode(text, add_special_tokens=False)
+        else:
+            with tagpipe.delegation_disabled():
+                got = tok.encode(text, add_special_tokens=False)
+        assert got == want, f"{name} {text!r}: {got} != {want}"
