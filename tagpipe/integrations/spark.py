@@ -69,7 +69,13 @@ def spark_udf(tok: Any, *, add_special_tokens: bool = True, num_threads: Optiona
     enc = _SparkEncoder(tok, "text", "input_ids", add_special_tokens=add_special_tokens, num_threads=num_threads,
                         nulls=nulls)
     enc._check()
-    return F.pandas_udf(enc.series, T.ArrayType(T.IntegerType(), containsNull=False))
+    pd = require("pandas", "spark")
+
+    def encode(texts):
+        return enc.series(texts)
+
+    encode.__annotations__ = {"texts": pd.Series, "return": pd.Series}  # (Spark reads the UDF kind from these)
+    return F.pandas_udf(encode, T.ArrayType(T.IntegerType(), containsNull=False))
 
 
 def spark_encode(df: Any, tok: Any, column: str = "text", output: str = "input_ids", *,
