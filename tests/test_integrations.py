@@ -172,6 +172,9 @@ def test_helpers_pickle_small_and_rebuild_once_per_process():
     tampered = data.replace(b"<|endoftext|>", b"<|endoftexT|>", 1)
     with pytest.raises(ValueError, match="does not match its sha256"):
         pickle.loads(tampered)
+    other = pickle.dumps(enc).replace(tagpipe.__version__.encode(), b"9.9.9")
+    with pytest.raises(ValueError, match="this worker runs tagpipe .* from tagpipe 9.9.9"):
+        pickle.loads(other)
     with pytest.raises(TypeError, match="expected a tagpipe.Tokenizer"):
         tagpipe.datasets_encoder(tokenizers.Tokenizer.from_str(tok._json))
     with pytest.raises(ValueError, match="num_threads"):

@@ -57,14 +57,20 @@ def test_batches_from_many_python_threads(setup):
 
 def test_fork_after_the_pool_started(setup):
     tok, docs, want = setup
+    try:
+        import pyarrow as arrow
+    except ImportError:
+        arrow = None
     assert tok.encode_batch(docs, num_threads=2) == want  # the pool's threads exist now
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # "fork() with threads" (3.12+)
         pid = os.fork()
-    if pid == 0:  # the child: its own pool, same ids
+    if pid == 0:  # the child: its own pool, same ids (and through the Arrow path the engines use)
         code = 1
         try:
             code = 0 if tok.encode_batch(docs, num_threads=2) == want else 3
+            if code == 0 and arrow is not None:
+                code = 0 if tok.encode_arrow(arrow.array(docs), num_threads=2).to_pylist() == want else 4
         finally:
             os._exit(code)
     deadline = time.monotonic() + TIMEOUT

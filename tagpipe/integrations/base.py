@@ -60,9 +60,15 @@ def _worker_tokenizer(json_text: str, sha: str, options: dict[str, Any]) -> Any:
     return tok
 
 
-def _rebuild(cls, version: int, json_text: str, sha: str, options: dict[str, Any], settings: dict[str, Any]):
+def _rebuild(cls, version: int, json_text: str, sha: str, options: dict[str, Any], settings: dict[str, Any],
+             tagpipe_version: str = "?"):
+    import tagpipe
+
     if version != PICKLE_FORMAT:
         raise ValueError(f"a tagpipe engine helper pickled by another tagpipe (format {version})")
+    if tagpipe_version != tagpipe.__version__:  # (identical ids on every worker: one tagpipe)
+        raise ValueError(f"this worker runs tagpipe {tagpipe.__version__}, the helper comes from tagpipe "
+                         f"{tagpipe_version}: install one tagpipe version on the driver and the workers")
     if hashlib.sha256(json_text.encode("utf-8")).hexdigest() != sha:
         raise ValueError("the tokenizer.json shipped to this worker does not match its sha256")
     obj = cls.__new__(cls)
@@ -101,9 +107,11 @@ class ColumnEncoder:
             setattr(self, k, v)
 
     def __reduce__(self):
+        import tagpipe
+
         tok = self.tokenizer
         return (_rebuild, (type(self), PICKLE_FORMAT, tok._json, tokenizer_sha256(tok), dict(tok._options),
-                           dict(self._settings)))
+                           dict(self._settings), tagpipe.__version__))
 
     def provenance(self) -> dict[str, Any]:
         """tokenizer sha256, add_special_tokens, versions: record them with the ids."""
