@@ -182,18 +182,15 @@ def test_helpers_pickle_small_and_rebuild_once_per_process():
 
 
 def test_missing_engine_names_the_extra(monkeypatch):
-    import builtins
+    import sys
 
-    real = builtins.__import__
-
-    def fake(name, *a, **kw):
-        if name.startswith("pyspark"):
-            raise ImportError("No module named 'pyspark'")
-        return real(name, *a, **kw)
-
-    monkeypatch.setattr(builtins, "__import__", fake)
+    for name in ("pyspark", "pyspark.sql", "pyspark.sql.functions", "pyspark.sql.types", "datasets"):
+        monkeypatch.setitem(sys.modules, name, None)  # (import fails: as if not installed)
+    tok = _tokenizer("gpt2")[0]
     with pytest.raises(ImportError, match=r'pip install "tagpipe\[spark\]"'):
-        tagpipe.spark_udf(_tokenizer("gpt2")[0])
+        tagpipe.spark_udf(tok)
+    with pytest.raises(ImportError, match=r'pip install "tagpipe\[datasets\]"'):
+        tagpipe.datasets_encode([], tok)
 
 
 # -- the engines, for real ---------------------------------------------------------------------
