@@ -4,16 +4,20 @@
                             [--engines plain-1t plain-nt arrow-nt datasets ray spark-arrow spark-pandas]
                             [--workers N] [--no-write]
 
-Writes bench/results/engines.md: MB/s of each path per round and the median, and the
-engine path's speed as a share of plain ``encode_batch_flat`` on every core -- the
-overhead of going through the engine is that share's complement.
+Writes bench/results/engines.md: per path, the MB/s of a job of --slice-mb MB (median and
+per round) and its share of plain ``encode_batch_flat`` on every core, and the job's time
+split into a fixed cost per job and a marginal MB/s (from two job sizes, S/4 and S: the
+marginal rate is the extra MB over the extra seconds) -- on a corpus far larger than one
+job, the marginal rate is what the engine path costs.
 
-Method.  Documents: ~10 kB pieces of every shared corpus, interleaved; slice 0 warms every
+Method.  Documents: ~10 kB pieces of every shared corpus, interleaved.  Round 0 warms every
 path (worker processes started, tokenizers unpickled and built, word caches filled with
-other text), then each round times every path on a fresh slice, paths interleaved with
-the order rotating.  Every path's ids are checked against plain encode_batch_flat's for
-that slice, after the timing.  What is timed, per path (the engine's input is built
-before the clock starts, as a real job would read it from storage):
+other text); then each round times every path on a fresh S/4 job and a fresh S job, paths
+interleaved with the order rotating.  Every path has its own Tokenizer (plain paths: a
+copy; engines: unpickled in their workers), so no path sees text another one cached.
+Every run's ids are checked against encode_batch_flat of a separate reference Tokenizer,
+after the timing.  What is timed, per path (the engine's input is built before the clock
+starts, as a real job would read it from storage):
 
   plain-1t / plain-nt  Tokenizer.encode_batch_flat(list of str), 1 / N native threads.
   arrow-nt             Tokenizer.encode_arrow(pyarrow string array), N threads -> list<uint32>.
@@ -86,18 +90,25 @@ class Paths:
             except ImportError as e:
                 print(f"  {name}: skipped ({e})", file=sys.stderr)
 
-    # plain
+    # plain: each path its own Tokenizer (its own word cache, warmed only by the text it saw)
+    def _own(self):
+        import pickle
+
+        return pickle.loads(pickle.dumps(self.tok))
+
     def setup_plain_1t(self):
-        self.run["plain-1t"] = (lambda docs: docs, lambda docs: self.tok.encode_batch_flat(docs, num_threads=1),
+        tok = self._own()
+        self.run["plain-1t"] = (lambda docs: docs, lambda docs: tok.encode_batch_flat(docs, num_threads=1),
                                 lambda out: out)
 
     def setup_plain_nt(self):
-        self.run["plain-nt"] = (lambda docs: docs, lambda d: self.tok.encode_batch_flat(d, num_threads=self.workers),
+        tok = self._own()
+        self.run["plain-nt"] = (lambda docs: docs, lambda d: tok.encode_batch_flat(d, num_threads=self.workers),
                                 lambda out: out)
 
     def setup_arrow_nt(self):
-        pa = self.pa
-        self.run["arrow-nt"] = (lambda docs: pa.array(docs), lambda arr: self.tok.encode_arrow(arr, num_threads=self.workers),
+        pa, tok = self.pa, self._own()
+        self.run["arrow-nt"] = (lambda docs: pa.array(docs), lambda arr: tok.encode_arrow(arr, num_threads=self.workers),
                                 lambda out: (out.values.to_numpy(), out.offsets.to_numpy().astype(np.int64)))
 
     # datasets
@@ -209,7 +220,8 @@ def main(argv=None) -> int:
     from tagpipe import cli
 
     json_text = cli.bundled_tokenizer_json() if args.model == "bundled" else Path(args.model).read_text("utf-8")
-    tok = tagpipe.Tokenizer.from_str(json_text)
+    tok = tagpipe.Tokenizer.from_str(json_text)  # (pickled into every path; never encodes itself)
+    reference = tagpipe.Tokenizer.from_str(json_text)
     big = int(args.slice_mb * 1e6)
     pieces = slices(big // 4, 5 * (args.rounds + 1))  # each round: one small slice, and four for a big one
     data = [(pieces[5 * r], sum(pieces[5 * r + 1:5 * r + 5], [])) for r in range(args.rounds + 1)]
@@ -226,7 +238,7 @@ def main(argv=None) -> int:
                 nbytes = sum(len(d.encode()) for d in docs)
                 if r > 0:
                     sizes[size].append(nbytes)
-                want_ids, want_off = tok.encode_batch_flat(docs, num_threads=args.workers)
+                want_ids, want_off = reference.encode_batch_flat(docs, num_threads=args.workers)
                 for name in (names[k:] + names[:k]):  # (the order rotates each round)
                     prepare, go, result = paths.run[name]
                     inp = prepare(docs)
@@ -245,8 +257,9 @@ def main(argv=None) -> int:
     row = {}
     for name in names:
         ts, tb = statistics.median(times[(name, "small")]), statistics.median(times[(name, "big")])
-        marginal = (big_mb - small_mb) / (tb - ts) if tb > ts else float("inf")
-        row[name] = (big_mb / tb, marginal, max(0.0, ts - small_mb / marginal), times[(name, "big")])
+        marginal = (big_mb - small_mb) / (tb - ts) if tb > ts else float("nan")  # (nan: too noisy to split)
+        fixed = max(0.0, ts - small_mb / marginal) if marginal == marginal else float("nan")
+        row[name] = (big_mb / tb, marginal, fixed, times[(name, "big")])
     base = row.get("plain-nt")
     lines = [f"Model: {args.model}; {args.rounds} timed rounds after a warm-up round, each a fresh "
              f"~{small_mb:.2f} MB job and a fresh ~{big_mb:.2f} MB job per path (~10 kB documents of "

@@ -4,6 +4,7 @@
     >>> tok.encode("Hello world")             # list[int], the same ids as tokenizers
     >>> tok.encode_to_numpy("Hello world")    # uint32 array, no Python list
     >>> tok.encode_batch_flat(texts)          # (ids uint32[N], offsets int64[n+1]), all cores
+    >>> tok.encode_arrow(pa_string_array)     # Arrow list<uint32>; Arrow/numpy/pandas input
     >>> print(tok.explain())                  # every stage: native or delegated, and why
 
 Every stage runs in C++ when tagpipe runs all of them exactly; otherwise the whole call
@@ -335,7 +336,8 @@ class Tokenizer:
                           ) -> tuple[np.ndarray, np.ndarray]:
         """All ids of many texts: (ids uint32[N], offsets int64[len(texts) + 1]); text i is
         ids[offsets[i]:offsets[i + 1]].  Runs on `num_threads` native threads (default: every
-        core) with the GIL released.
+        core; one inside a data engine's worker process, see docs/distributed.md) with the
+        GIL released.
 
         `texts`: a sequence of str, a numpy array of str (object or <U), a pandas Series,
         or a pyarrow StringArray / LargeStringArray / ChunkedArray -- Arrow columns are read
@@ -363,7 +365,13 @@ class Tokenizer:
 
     @staticmethod
     def _threads(num_threads: Optional[int]) -> int:
-        threads = os.cpu_count() or 1 if num_threads is None else int(num_threads)
+        """None: every core -- or 1 inside a data engine's worker process (Spark, Ray, a
+        process pool such as datasets' num_proc), where the engine already uses every core."""
+        if num_threads is None:
+            from tagpipe.integrations.base import default_threads
+
+            return default_threads()
+        threads = int(num_threads)
         if threads < 1:
             raise ValueError("num_threads must be at least 1")
         return threads

@@ -215,6 +215,19 @@ def test_datasets_num_proc_2(case, tmp_path):
     assert plain.features["ids"].feature.dtype == "uint32" and plain["ids"] == want and plain["text"] == docs
 
 
+@pytest.mark.skipif(not _has("datasets"), reason="datasets is not installed (pip install 'tagpipe[datasets]')")
+def test_one_native_thread_by_default_in_datasets_workers(tmp_path):
+    import datasets
+
+    from tagpipe.integrations import default_threads, engine_worker
+
+    assert engine_worker() is None and default_threads() == (os.cpu_count() or 1)
+    ds = datasets.Dataset.from_dict({"x": list(range(8))})
+    out = ds.map(lambda b: {"w": [f"{engine_worker()} {default_threads()}"] * len(b["x"])}, batched=True,
+                 batch_size=4, num_proc=2, cache_file_name=str(tmp_path / "w.arrow"))
+    assert set(out["w"]) == {"pool 1"}
+
+
 @pytest.fixture(scope="module")
 def ray_local():
     if not _has("ray"):
@@ -243,6 +256,16 @@ def test_ray_map_batches(case, ray_local, batch_format):
         assert table.schema.field("input_ids").type.value_type == pa.uint32()
 
 
+def test_one_native_thread_by_default_in_ray_workers(ray_local):
+    from tagpipe.integrations import default_threads, engine_worker
+
+    def where():
+        return f"{engine_worker()} {default_threads()}"
+
+    assert engine_worker() is None
+    assert ray_local.get(ray_local.remote(where).remote()) == "ray 1"
+
+
 @pytest.fixture(scope="module")
 def spark_local():
     if not _has("pyspark"):
@@ -269,6 +292,14 @@ def test_spark_local_2(case, spark_local):
     assert out.schema["input_ids"].dataType.simpleString() == "array<int>"
     rows = out.select("n", "input_ids").collect()
     assert [r.input_ids for r in sorted(rows, key=lambda r: r.n)] == want
+
+
+def test_one_native_thread_by_default_in_spark_workers(spark_local):
+    from tagpipe.integrations import default_threads, engine_worker
+
+    assert engine_worker() is None
+    got = spark_local.sparkContext.parallelize([0, 1], 2).map(lambda _: f"{engine_worker()} {default_threads()}")
+    assert set(got.collect()) == {"spark 1"}
 
 
 def test_spark_nulls(spark_local):
