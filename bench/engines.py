@@ -2,7 +2,7 @@
 
     python bench/engines.py [--model PATH|bundled] [--slice-mb 2] [--rounds 3]
                             [--engines plain-1t plain-nt arrow-nt datasets ray spark-arrow spark-pandas]
-                            [--workers N] [--no-write]
+                            [--workers N] [--out NAME] [--no-write]
 
 Writes bench/results/engines.md: per path, the MB/s of a job of --slice-mb MB (median and
 per round) and its share of plain ``encode_batch_flat`` on every core, and the job's time
@@ -213,6 +213,7 @@ def main(argv=None) -> int:
     ap.add_argument("--engines", nargs="+", default=ALL, choices=ALL)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="engine worker processes and plain-nt threads (default: every core)")
+    ap.add_argument("--out", default="engines", help="the report's name in bench/results (default: engines)")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args(argv)
 
@@ -283,7 +284,7 @@ def main(argv=None) -> int:
     print(body)
     if not args.no_write:
         cmd = "python bench/engines.py " + " ".join(argv if argv is not None else sys.argv[1:])
-        print(harness.write_report("engines", "Corpus throughput through the data engines", cmd.strip(), body))
+        print(harness.write_report(args.out, "Corpus throughput through the data engines", cmd.strip(), body))
     return 1 if errors else 0
 
 
