@@ -11,11 +11,14 @@ from tagpipe._kernels import KernelInfo, kernels, set_kernel
 from tagpipe._kernels import _apply_env as _apply_kernel_env
 from tagpipe.classify import Alphabet, Classified, alphabets, classify
 from tagpipe.hub import from_pretrained
+from tagpipe.integrations import datasets_encode, datasets_encoder, ray_encoder, spark_encode, spark_udf
 from tagpipe.pretokenizer import PreTokenized, PreTokenizer
 from tagpipe.tokenizer import Tokenizer
 
 __version__ = "0.1.0"
 __all__ = ["accelerate", "Alphabet", "Classified", "DelegationError", "KernelInfo", "PreTokenized", "PreTokenizer",
-           "Tokenizer", "alphabets", "classify", "delegation_disabled", "from_pretrained", "kernels", "set_kernel"]
+           "Tokenizer", "alphabets", "classify", "datasets_encode",
+           "datasets_encoder", "delegation_disabled", "from_pretrained", "kernels", "ray_encoder", "set_kernel",
+           "spark_encode", "spark_udf"]
 
 _apply_kernel_env()

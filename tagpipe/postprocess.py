@@ -87,19 +87,25 @@ class PostProcess:
         np.cumsum(new_lengths, out=new_offsets[1:])
         return ids[keep], new_offsets
 
-    def pad(self, ids: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Every document padded to the batch's target length (a batch of one: encode)."""
+    def pad(self, ids: np.ndarray, offsets: np.ndarray, live: Optional[np.ndarray] = None
+            ) -> tuple[np.ndarray, np.ndarray]:
+        """Every document padded to the batch's target length (a batch of one: encode); the
+        documents `live` leaves out (null rows of an Arrow column) stay as they are."""
         if self.pad_id is None or len(offsets) < 2:
             return ids, offsets
         lengths = np.diff(offsets)
-        target = self.pad_fixed if self.pad_fixed is not None else int(lengths.max())
+        if live is None:
+            live = np.ones(len(lengths), dtype=bool)
+        if not live.any():
+            return ids, offsets
+        target = self.pad_fixed if self.pad_fixed is not None else int(lengths[live].max())
         m = self.pad_multiple
         if m and target % m:
             target += m - target % m
         if target > _MAX_PAD:
             raise ValueError(f"padding: a padded length of {target} ids (padding.strategy / "
                              f"pad_to_multiple_of) is more than tagpipe allocates ({_MAX_PAD})")
-        new_lengths = np.maximum(lengths, target)
+        new_lengths = np.where(live, np.maximum(lengths, target), lengths)
         if (new_lengths == lengths).all():
             return ids, offsets
         new_offsets = np.zeros_like(offsets)

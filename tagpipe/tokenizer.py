@@ -4,6 +4,7 @@
     >>> tok.encode("Hello world")             # list[int], the same ids as tokenizers
     >>> tok.encode_to_numpy("Hello world")    # uint32 array, no Python list
     >>> tok.encode_batch_flat(texts)          # (ids uint32[N], offsets int64[n+1]), all cores
+    >>> tok.encode_arrow(pa_string_array)     # Arrow list<uint32>; Arrow/numpy/pandas input
     >>> print(tok.explain())                  # every stage: native or delegated, and why
 
 Every stage runs in C++ when tagpipe runs all of them exactly; otherwise the whole call
@@ -478,41 +479,124 @@ class Tokenizer:
         return self.encode_to_numpy(text, add_special_tokens).tolist()
 
     def encode_batch_flat(self, texts: Sequence[str], add_special_tokens: bool = True,
-                          num_threads: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
+                          num_threads: Optional[int] = None, *, nulls: str = "error"
+                          ) -> tuple[np.ndarray, np.ndarray]:
         """All ids of many texts: (ids uint32[N], offsets int64[len(texts) + 1]); text i is
         ids[offsets[i]:offsets[i + 1]].  Runs on `num_threads` native threads (default: every
-        core) with the GIL released."""
-        texts = list(texts)
+        core; one inside a data engine's worker process, see docs/distributed.md) with the
+        GIL released.
+
+        `texts`: a sequence of str, a numpy array of str (object or <U), a pandas Series,
+        or a pyarrow StringArray / LargeStringArray / ChunkedArray -- Arrow columns are read
+        from their buffers, with no Python str per row.  A null Arrow row raises ValueError
+        naming it, unless ``nulls="null"``: then it has no ids (see `encode_arrow`)."""
+        from tagpipe.integrations._columns import ArrowText, text_column
+
+        column = text_column(texts, nulls)
+        if isinstance(column, ArrowText):
+            return self._encode_arrow_text(column, add_special_tokens, num_threads)
+        texts = list(column)
         for i, t in enumerate(texts):
             if not isinstance(t, str):
                 raise TypeError(f"encode_batch expects str items, item {i} is {type(t).__name__}")
-        threads = os.cpu_count() or 1 if num_threads is None else int(num_threads)
+        threads = self._threads(num_threads)
+        if self._native is None:
+            return self._post.pad(*self._delegate_all(texts, add_special_tokens))
+        try:
+            ids, offsets, delegate = self._native.encode_batch(texts, add_special_tokens, threads)
+        except UnicodeEncodeError:
+            for t in texts:
+                _utf8(t)
+            raise
+        return self._finish(ids, offsets, delegate, texts.__getitem__, add_special_tokens)
+
+    @staticmethod
+    def _threads(num_threads: Optional[int]) -> int:
+        """None: every core -- or 1 inside a data engine's worker process (Spark, Ray, a
+        process pool such as datasets' num_proc), where the engine already uses every core."""
+        if num_threads is None:
+            from tagpipe.integrations.base import default_threads
+
+            return default_threads()
+        threads = int(num_threads)
         if threads < 1:
             raise ValueError("num_threads must be at least 1")
+        return threads
+
+    def _delegate_all(self, texts: Sequence[str], add_special_tokens: bool) -> tuple[np.ndarray, np.ndarray]:
+        parts = [np.asarray(self._delegate(t, add_special_tokens), dtype=np.uint32) for t in texts]
+        offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+        np.cumsum([len(p) for p in parts], out=offsets[1:])
+        return (np.concatenate(parts) if parts else np.zeros(0, np.uint32)), offsets
+
+    def _finish(self, ids, offsets, delegate, text_of, add_special_tokens, live=None):
+        """A native batch's truncation, its delegated texts' oracle ids (the oracle truncates
+        and pads each), then the padding of the batch (rows not `live` -- null -- stay empty)."""
+        if self._post.active:
+            delegate = delegate.astype(bool) | self._post.failing(np.diff(offsets), add_special_tokens)
+            ids, offsets = self._post.truncate(ids, offsets, add_special_tokens)
+        ids, offsets = self._splice_delegated(ids, offsets, delegate, text_of, add_special_tokens)
+        return self._post.pad(ids, offsets, live)
+
+    def _splice_delegated(self, ids, offsets, delegate, text_of, add_special_tokens):
+        """Rare: texts whose normalization is not native come back empty and flagged; their
+        oracle ids are spliced in (text_of(i) gives text i as a str)."""
+        if not delegate.any():
+            return ids, offsets
+        parts = [ids[offsets[i]:offsets[i + 1]] if not delegate[i]
+                 else np.asarray(self._delegate(text_of(i), add_special_tokens), dtype=np.uint32)
+                 for i in range(len(delegate))]
+        offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+        np.cumsum([len(p) for p in parts], out=offsets[1:])
+        return (np.concatenate(parts) if parts else np.zeros(0, np.uint32)), offsets
+
+    def _encode_arrow_text(self, column, add_special_tokens: bool, num_threads: Optional[int]):
+        threads = self._threads(num_threads)
+        live = None if column.null_mask is None else ~column.null_mask
         if self._native is None:
-            delegate = np.ones(len(texts), dtype=bool)
-            ids, offsets = np.zeros(0, np.uint32), np.zeros(len(texts) + 1, dtype=np.int64)
-        else:
-            try:
-                ids, offsets, delegate = self._native.encode_batch(texts, add_special_tokens, threads)
-            except UnicodeEncodeError:
-                for t in texts:
-                    _utf8(t)
-                raise
-            if self._post.active:
-                delegate = delegate.astype(bool) | self._post.failing(np.diff(offsets), add_special_tokens)
-                ids, offsets = self._post.truncate(ids, offsets, add_special_tokens)
-        if delegate.any():  # texts the native encoder cannot take (the oracle truncates and pads them)
-            parts = [ids[offsets[i]:offsets[i + 1]] if not delegate[i]
-                     else np.asarray(self._delegate(texts[i], add_special_tokens), dtype=np.uint32)
-                     for i in range(len(texts))]
+            rows = range(len(column)) if live is None else np.flatnonzero(live)
+            texts = {int(i): column.text(int(i)) for i in rows}
+            parts = [np.asarray(self._delegate(texts[i], add_special_tokens), dtype=np.uint32) if i in texts
+                     else np.zeros(0, np.uint32) for i in range(len(column))]
             offsets = np.zeros(len(parts) + 1, dtype=np.int64)
             np.cumsum([len(p) for p in parts], out=offsets[1:])
-            ids = np.concatenate(parts) if parts else np.zeros(0, np.uint32)
-        return self._post.pad(ids, offsets)  # (BatchLongest: to the batch's longest)
+            return self._post.pad(np.concatenate(parts) if parts else np.zeros(0, np.uint32), offsets, live)
+        ids, offsets, delegate = self._native.encode_spans(column.data, column.starts, column.ends,
+                                                           add_special_tokens, threads)
+        if live is not None and live.size and not live.all():  # null rows: no ids, not even specials
+            lengths = np.diff(offsets)
+            keep = np.repeat(live, lengths)
+            ids = ids[keep]
+            lengths[~live] = 0
+            offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+            delegate = delegate & live
+        return self._finish(ids, offsets, delegate, column.text, add_special_tokens, live)
+
+    def encode_arrow(self, texts: Any, add_special_tokens: bool = True, num_threads: Optional[int] = None,
+                     *, nulls: str = "error") -> Any:
+        """The ids of a text column as an Arrow ``list<uint32>`` array (``large_list`` past
+        2**31 - 1 ids), built from the flat ids and offsets without a copy per row: what
+        datasets, Ray Data and Spark store as is.  `texts` as for `encode_batch_flat`; with
+        ``nulls="null"`` a null text gives a null row."""
+        import pyarrow as pa
+
+        from tagpipe.integrations._columns import ArrowText, text_column
+
+        column = text_column(texts, nulls)
+        ids, offsets = (self._encode_arrow_text(column, add_special_tokens, num_threads)
+                        if isinstance(column, ArrowText)
+                        else self.encode_batch_flat(column, add_special_tokens, num_threads))
+        mask = None
+        if isinstance(column, ArrowText) and column.null_mask is not None:
+            mask = pa.array(column.null_mask)
+        values = pa.array(ids, type=pa.uint32())
+        if offsets[-1] <= np.iinfo(np.int32).max:
+            return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), values, mask=mask)
+        return pa.LargeListArray.from_arrays(pa.array(offsets), values, mask=mask)
 
     def encode_batch(self, texts: Sequence[str], add_special_tokens: bool = True,
                      num_threads: Optional[int] = None) -> list[list[int]]:
+        """The ids of each text (a list per text); `texts` as for `encode_batch_flat`."""
         ids, offsets = self.encode_batch_flat(texts, add_special_tokens, num_threads)
         flat = ids.tolist()
         return [flat[offsets[i]:offsets[i + 1]] for i in range(len(offsets) - 1)]

@@ -126,3 +126,18 @@ def test_huge_fixed_padding_is_refused_with_its_name():
     tok, _ = _pair(None, pad)
     with pytest.raises(ValueError, match="padding"):
         tok.encode("a")
+
+
+def test_arrow_columns_are_truncated_and_padded_like_lists():
+    pa = pytest.importorskip("pyarrow")
+    trunc = {"direction": "Left", "max_length": 6, "strategy": "LongestFirst", "stride": 0}
+    pad = {"strategy": "BatchLongest", "direction": "Left", "pad_to_multiple_of": 4, "pad_id": 7,
+           "pad_type_id": 0, "pad_token": "("}
+    tok, ref = _pair(trunc, pad)
+    want = [e.ids for e in ref.encode_batch(TEXTS)]
+    ids, offsets = tok.encode_batch_flat(pa.array(TEXTS))
+    assert [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(TEXTS))] == want
+    # A null row stays empty (no pads) and does not count towards the longest.
+    column = pa.array(TEXTS[:2] + [None])
+    out = tok.encode_arrow(column, nulls="null").to_pylist()
+    assert out == [e.ids for e in ref.encode_batch(TEXTS[:2])] + [None]

@@ -4,6 +4,7 @@ child must not wait for the parent's threads).  Runs without ../shared (bundled 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import signal
 import threading
 import time
@@ -57,14 +58,20 @@ def test_batches_from_many_python_threads(setup):
 
 def test_fork_after_the_pool_started(setup):
     tok, docs, want = setup
+    try:
+        import pyarrow as arrow
+    except ImportError:
+        arrow = None
     assert tok.encode_batch(docs, num_threads=2) == want  # the pool's threads exist now
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # "fork() with threads" (3.12+)
         pid = os.fork()
-    if pid == 0:  # the child: its own pool, same ids
+    if pid == 0:  # the child: its own pool, same ids (and through the Arrow path the engines use)
         code = 1
         try:
             code = 0 if tok.encode_batch(docs, num_threads=2) == want else 3
+            if code == 0 and arrow is not None:
+                code = 0 if tok.encode_arrow(arrow.array(docs), num_threads=2).to_pylist() == want else 4
         finally:
             os._exit(code)
     deadline = time.monotonic() + TIMEOUT
@@ -99,3 +106,25 @@ def test_pickle_round_trip_in_another_process(setup, tmp_path):
                          text=True, timeout=TIMEOUT, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("]")[0] + "]" == str(tok.encode("Hello world")) and out.stdout.split()[-1] == str(1 << 20)
+
+
+def test_new_caches_do_not_resize_one_in_use(tmp_path):
+    """A fresh tokenizer's first batch on two threads: the second thread's new word cache
+    shrank the first one's budget -- and cleared it -- while the first thread was using
+    it (a crash, mostly with small budgets).  In a subprocess, so a crash is a failure."""
+    import subprocess
+    import sys
+
+    script = (
+        "import tagpipe\nfrom tagpipe import cli\n"
+        "text = cli.bundled_tokenizer_json(); docs = cli.stdlib_documents(0.4)\n"
+        "want = tagpipe.Tokenizer.from_str(text).encode_batch(docs, num_threads=1)\n"
+        "for i in range(10):\n"
+        "    tok = tagpipe.Tokenizer.from_str(text, cache_bytes=64 << 10)\n"
+        "    assert tok.encode_batch(docs, num_threads=2) == want, i\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [str(Path(tagpipe.__file__).parent.parent),
+                                                                     os.environ.get("PYTHONPATH", "")] if p))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=TIMEOUT, env=env,
+                         cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-2000:]

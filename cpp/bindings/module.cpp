@@ -323,18 +323,29 @@ class PyEncoder {
       check_size(keep.back().size);
       docs.emplace_back(keep.back().data, uint32_t(keep.back().size));
     }
-    Encoder::Batch batch;
-    {
-      py::gil_scoped_release nogil;
-      impl_.encode_batch(docs, add_special, threads, batch);
+    return run_batch(docs, add_special, threads);
+  }
+
+  // The same for texts laid out as an Arrow string column: text i is the UTF-8 bytes
+  // data[starts[i] .. ends[i]).  No Python object per text (the caller, tagpipe.tokenizer,
+  // has checked that the bytes are UTF-8 and mapped nulls).
+  py::tuple encode_spans(py::handle data, const py::array_t<int64_t, py::array::c_style>& starts,
+                         const py::array_t<int64_t, py::array::c_style>& ends, bool add_special,
+                         int threads) const {
+    Bytes in(data);
+    if (starts.ndim() != 1 || ends.ndim() != 1 || starts.shape(0) != ends.shape(0))
+      throw py::value_error("starts and ends must be 1-D arrays of one length");
+    const int64_t* b = starts.data();
+    const int64_t* e = ends.data();
+    std::vector<std::pair<const uint8_t*, uint32_t>> docs(size_t(starts.shape(0)));
+    for (size_t i = 0; i < docs.size(); i++) {
+      if (b[i] < 0 || e[i] < b[i] || uint64_t(e[i]) > in.size)
+        throw py::value_error("text " + std::to_string(i) + ": span [" + std::to_string(b[i]) + ", " +
+                              std::to_string(e[i]) + ") is outside the data buffer");
+      check_size(size_t(e[i] - b[i]));
+      docs[i] = {in.data + b[i], uint32_t(e[i] - b[i])};
     }
-    py::array_t<uint32_t> ids(py::ssize_t(batch.ids.size()));
-    std::copy(batch.ids.begin(), batch.ids.end(), ids.mutable_data());
-    py::array_t<int64_t> offsets(py::ssize_t(batch.offsets.size()));
-    std::copy(batch.offsets.begin(), batch.offsets.end(), offsets.mutable_data());
-    py::array_t<bool> delegate(py::ssize_t(batch.delegate.size()));
-    std::copy(batch.delegate.begin(), batch.delegate.end(), delegate.mutable_data());
-    return py::make_tuple(ids, offsets, delegate);
+    return run_batch(docs, add_special, threads);
   }
 
   size_t cache_used() const { return impl_.cache_used(); }
@@ -362,6 +373,24 @@ class PyEncoder {
   size_t cache_bytes() const { return impl_.cache_bytes(); }
 
  private:
+  // A numpy array that owns the vector's memory (no copy of the ids).
+  template <typename T>
+  static py::array_t<T> to_numpy(std::vector<T>&& v) {
+    auto* owned = new std::vector<T>(std::move(v));
+    py::capsule free_it(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+    return py::array_t<T>(py::ssize_t(owned->size()), owned->data(), free_it);
+  }
+  py::tuple run_batch(const std::vector<std::pair<const uint8_t*, uint32_t>>& docs, bool add_special,
+                      int threads) const {
+    Encoder::Batch batch;
+    {
+      py::gil_scoped_release nogil;
+      impl_.encode_batch(docs, add_special, threads, batch);
+    }
+    py::array_t<bool> delegate(py::ssize_t(batch.delegate.size()));
+    std::copy(batch.delegate.begin(), batch.delegate.end(), delegate.mutable_data());
+    return py::make_tuple(to_numpy(std::move(batch.ids)), to_numpy(std::move(batch.offsets)), delegate);
+  }
   static void check_size(size_t n) {
     if (n > UINT32_MAX - 64) throw py::value_error("text longer than 4 GiB");
   }
@@ -521,6 +550,8 @@ PYBIND11_MODULE(_core, m) {
       .def("encode", &PyEncoder::encode, py::arg("text"), py::arg("add_special_tokens"))
       .def("encode_batch", &PyEncoder::encode_batch, py::arg("texts"), py::arg("add_special_tokens"),
            py::arg("threads"))
+      .def("encode_spans", &PyEncoder::encode_spans, py::arg("data"), py::arg("starts"), py::arg("ends"),
+           py::arg("add_special_tokens"), py::arg("threads"))
       .def("clear_cache", &PyEncoder::clear_cache)
       .def("profile", &PyEncoder::profile, py::arg("texts"), py::arg("add_special_tokens"))
       .def_property_readonly("cache_used", &PyEncoder::cache_used)

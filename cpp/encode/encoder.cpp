@@ -44,7 +44,9 @@ Encoder::Encoder(EncoderSpec spec)
       need_origin_(pre_tokenizer_.needs_origin()) {}
 
 // The caches are handed out one per concurrent encode; together they stay within the
-// budget: each one's share is the budget over the number of caches in use.
+// budget: each one's share is the budget over the number of caches.  A new cache shrinks
+// the others' shares, but only the free ones are resized at once: a cache another thread
+// is using (set_budget may clear it) takes its new share when it comes back.
 WordCache* Encoder::acquire_cache() const {
   std::lock_guard<std::mutex> lock(caches_mutex_);
   WordCache* c;
@@ -54,13 +56,15 @@ WordCache* Encoder::acquire_cache() const {
   } else {
     caches_.push_back(std::make_unique<WordCache>(0));
     c = caches_.back().get();
-    for (auto& other : caches_) other->set_budget(cache_bytes_ / caches_.size());
+    for (WordCache* f : free_caches_) f->set_budget(cache_bytes_ / caches_.size());
   }
+  c->set_budget(cache_bytes_ / caches_.size());
   return c;
 }
 
 void Encoder::release_cache(WordCache* c) const {
   std::lock_guard<std::mutex> lock(caches_mutex_);
+  c->set_budget(cache_bytes_ / caches_.size());
   free_caches_.push_back(c);
 }
 
