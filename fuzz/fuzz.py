@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 with atheris.instrument_imports(include=["harness", "tagpipe"]):
+    import tagpipe  # noqa: F401 - instrumented: its Python layer's branches guide the fuzzer too
     import harness
 
 
