@@ -30,6 +30,7 @@ from tagpipe.metaspace import metaspace_runs
 from tagpipe.plan import Plan, Step, plan_pre_tokenizer
 from tagpipe.postprocess import PostProcess, plan_post_process
 from tagpipe.pretokenizer import _utf8
+from tagpipe.spec import TokenizerJsonError
 
 DEFAULT_CACHE_BYTES = 128 << 20  # the word cache budget, all threads of one Tokenizer together
 ENV_CACHE = "TAGPIPE_CACHE_BYTES"
@@ -407,7 +408,12 @@ class Tokenizer:
     # -- loading --
     @classmethod
     def from_file(cls, path: Union[str, os.PathLike], **kw) -> "Tokenizer":
-        return cls(Path(path).read_text(encoding="utf-8"), **kw)
+        raw = Path(path).read_bytes()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:  # the oracle refuses these files too
+            raise TokenizerJsonError("", f"{path}: not UTF-8 (byte 0x{raw[e.start]:02X} at offset {e.start})") from None
+        return cls(text, **kw)
 
     @classmethod
     def from_str(cls, json_text: str, **kw) -> "Tokenizer":

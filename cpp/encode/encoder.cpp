@@ -44,9 +44,10 @@ Encoder::Encoder(EncoderSpec spec)
       need_origin_(pre_tokenizer_.needs_origin()) {}
 
 // The caches are handed out one per concurrent encode; together they stay within the
-// budget: each one's share is the budget over the number of caches.  A new cache shrinks
-// the others' shares, but only the free ones are resized at once: a cache another thread
-// is using (set_budget may clear it) takes its new share when it comes back.
+// budget: each one's share is the budget over the number of caches, and the budgets given
+// out never add up to more than the budget.  A cache in use belongs to its thread alone:
+// when another thread needs it to shrink (or to be wiped) it asks, and the owner shrinks it
+// at its next miss (rebudget) or when it hands the cache back.
 WordCache* Encoder::acquire_cache() const {
   std::lock_guard<std::mutex> lock(caches_mutex_);
   WordCache* c;
@@ -56,15 +57,38 @@ WordCache* Encoder::acquire_cache() const {
   } else {
     caches_.push_back(std::make_unique<WordCache>(0));
     c = caches_.back().get();
-    for (WordCache* f : free_caches_) f->set_budget(cache_bytes_ / caches_.size());
+    const size_t share = cache_bytes_ / caches_.size();
+    for (auto& other : caches_) {
+      if (other.get() == c || other->budget() <= share) continue;
+      if (std::find(free_caches_.begin(), free_caches_.end(), other.get()) != free_caches_.end())
+        other->set_budget(share);  // free: nobody uses it now
+      else
+        other->request();  // in use: its owner shrinks it
+    }
   }
-  c->set_budget(cache_bytes_ / caches_.size());
+  rebudget_locked(*c);
   return c;
+}
+
+// Under caches_mutex_: the share of c, as far as the others' budgets leave room for it;
+// still pending while it gets less than its share (an owner has yet to shrink its cache).
+void Encoder::rebudget_locked(WordCache& c) const {
+  const size_t share = cache_bytes_ / caches_.size();
+  size_t others = 0;
+  for (const auto& o : caches_)
+    if (o.get() != &c) others += o->budget();
+  const size_t room = cache_bytes_ > others ? cache_bytes_ - others : 0;
+  c.apply(std::min(share, room), room < share);
+}
+
+void Encoder::rebudget(WordCache& c) const {
+  std::lock_guard<std::mutex> lock(caches_mutex_);
+  rebudget_locked(c);
 }
 
 void Encoder::release_cache(WordCache* c) const {
   std::lock_guard<std::mutex> lock(caches_mutex_);
-  c->set_budget(cache_bytes_ / caches_.size());
+  rebudget_locked(*c);
   free_caches_.push_back(c);
 }
 
@@ -77,7 +101,10 @@ size_t Encoder::cache_used() const {
 
 void Encoder::clear_cache() const {
   std::lock_guard<std::mutex> lock(caches_mutex_);
-  for (auto& c : caches_) c->clear();
+  for (auto& c : caches_) {
+    if (std::find(free_caches_.begin(), free_caches_.end(), c.get()) != free_caches_.end()) c->clear();
+    else c->request_clear();
+  }
 }
 
 // The pieces the pre-tokenizer left in w.pieces: each from the cache, else the model (then
@@ -132,6 +159,7 @@ bool Encoder::flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const 
     return false;
   }
   const uint32_t* ids = w.bpe_out.data();
+  if (cache.pending()) rebudget(cache);  // another thread took a cache (a smaller share), or a wipe
   for (const BpeJob& j : w.jobs) cache.insert(j.s, j.n, ids + j.first, j.count);
   // Splice, from the back: each stretch of hits after a hole moves right by the ids of
   // the holes up to it, then the hole's ids go in front of it.

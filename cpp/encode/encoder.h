@@ -112,6 +112,8 @@ class Encoder {
   bool flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const;
   WordCache* acquire_cache() const;
   void release_cache(WordCache* c) const;
+  void rebudget(WordCache& c) const;
+  void rebudget_locked(WordCache& c) const;
 
   normalize::Normalizer normalizer_;
   pretok::PreTokenizer pre_tokenizer_;

@@ -9,8 +9,14 @@
 // When an insert would take the cache past its budget, the cache is wiped (a generation
 // wipe: counting and evicting would cost the hit path more than occasionally starting
 // over).  Results never depend on the cache; only speed does.
+//
+// Everything the cache allocates counts against its budget, the table of recent hits too
+// (it is sized from the budget: a budget below its 128 KiB gets a smaller one, or none).
+// Another thread may read used() or ask for a new budget / a wipe while the owner works:
+// those requests are applied by the owner (apply), never under its feet.
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <new>
@@ -31,14 +37,29 @@ class WordCache {
 
   explicit WordCache(size_t budget_bytes) : budget_(budget_bytes) {}
 
+  // Only by the thread that owns the cache now (or while nobody does); the encoder calls
+  // it under its lock, so other threads may read budget() under that lock.
   void set_budget(size_t bytes) {
     budget_ = bytes;
-    if (used() > budget_) clear();
+    if (compute_used() > budget_) clear();
   }
-  size_t used() const {
-    return sizeof(hot_) + short_.capacity() * sizeof(Short) + long_.capacity() * sizeof(Long) + keys_.capacity() +
-           ids_.capacity() * sizeof(uint32_t);
+  // Another thread asks the owner to come back for a new budget (the encoder's rebudget)
+  // at its next miss, or to wipe the cache; pending() is what the owner checks.
+  void request() { pending_.store(true, std::memory_order_release); }
+  void request_clear() {
+    clear_requested_.store(true, std::memory_order_relaxed);
+    pending_.store(true, std::memory_order_release);
   }
+  bool pending() const { return pending_.load(std::memory_order_acquire); }
+  // The owner: wipes the cache if that was asked for and takes the new budget.
+  void apply(size_t bytes, bool still_pending) {
+    pending_.store(still_pending, std::memory_order_relaxed);
+    if (clear_requested_.exchange(false, std::memory_order_relaxed)) clear();
+    set_budget(bytes);
+  }
+  size_t budget() const { return budget_; }
+  // The bytes the cache holds (readable from any thread).
+  size_t used() const { return used_.load(std::memory_order_relaxed); }
   size_t entries() const { return short_count_ + long_count_; }
 
   // The 16-byte key of a short piece: bytes 0..7, then bytes 8..n-1 and n in the top byte.
@@ -96,7 +117,7 @@ class WordCache {
     const uint64_t h = short_hash(k);
     // First the small direct-mapped table of recent hits (it stays in L1/L2: frequent
     // words are most of the text), then the main table, whose hit moves into the small one.
-    Short& hot = hot_[h & (kHot - 1)];
+    Short& hot = hot_[h & hot_mask_];
     if (hot.k0 == k.k0 && (hot.k1 & ~kCountBits) == k.k1) {
       std::memcpy(out, hot.ids, sizeof hot.ids);
       return uint32_t(hot.k1 >> 60) + 1;
@@ -154,10 +175,12 @@ class WordCache {
     const size_t need = n + count * sizeof(uint32_t);
     if (need > budget_ / 8) return;  // never let one entry dominate a small budget
     if ((long_count_ + 1) * 2 > long_.size() && !grow_long()) return;
-    if (used() + need * 2 > budget_) {  // the arenas may double when they grow
+    if (compute_used() + arena_growth(n, count) > budget_) {  // the arenas double when they grow
       clear();
-      if (!grow_long()) return;
+      if (!grow_long() || compute_used() + arena_growth(n, count) > budget_) return;
     }
+    reserve_arena(keys_, n);
+    reserve_arena(ids_, count);
     const uint64_t h = hash_bytes(p, n);
     size_t i = h & long_mask_;
     while (long_[i].key_len != 0) i = (i + 1) & long_mask_;
@@ -165,16 +188,20 @@ class WordCache {
     ids_.insert(ids_.end(), ids, ids + count);
     long_[i] = Long{h, uint32_t(keys_.size() - n), uint32_t(ids_.size() - count), n, count};
     long_count_++;
+    account();
   }
 
   void clear() {
-    std::memset(static_cast<void*>(hot_), 0, sizeof hot_);
+    hot_table_.reset(0);
+    hot_ = hot_one_, hot_mask_ = 0;
+    hot_one_[0] = Short{};
     short_.reset(0);
     long_.reset(0);
     std::vector<uint8_t>().swap(keys_);
     std::vector<uint32_t>().swap(ids_);
     short_count_ = long_count_ = 0;
     short_mask_ = long_mask_ = 0;
+    account();
   }
 
  private:
@@ -234,7 +261,7 @@ class WordCache {
   template <class T, class Empty, class Hash>
   bool grow(Table<T>& table, size_t& mask, Empty empty, Hash hash) {
     size_t size = table.empty() ? 1024 : table.size() * 2;
-    if (used() + size * sizeof(T) > budget_) {
+    if (compute_used() + size * sizeof(T) > budget_) {
       clear();
       size = 1024;
       if (size * sizeof(T) > budget_ / 2) return false;
@@ -252,16 +279,50 @@ class WordCache {
     return true;
   }
   bool grow_short() {
-    return grow(short_, short_mask_, [](const Short& e) { return e.k1 == 0; },
-                [](const Short& e) { return short_hash(Key{e.k0, e.k1 & ~kCountBits}); });
+    const bool ok = grow(short_, short_mask_, [](const Short& e) { return e.k1 == 0; },
+                         [](const Short& e) { return short_hash(Key{e.k0, e.k1 & ~kCountBits}); });
+    if (ok && hot_table_.empty()) {  // the table of recent hits: up to kHot entries, an eighth of the budget
+      size_t n = kHot;
+      while (n >= 64 && n * sizeof(Short) > budget_ / 8) n /= 2;
+      if (n >= 64 && compute_used() + n * sizeof(Short) <= budget_) {
+        hot_table_.reset(n);
+        hot_ = hot_table_.begin(), hot_mask_ = n - 1;
+      }
+    }
+    account();
+    return ok;
   }
   bool grow_long() {
-    return grow(long_, long_mask_, [](const Long& e) { return e.key_len == 0; },
-                [](const Long& e) { return e.hash; });
+    const bool ok = grow(long_, long_mask_, [](const Long& e) { return e.key_len == 0; },
+                         [](const Long& e) { return e.hash; });
+    account();
+    return ok;
   }
 
-  static constexpr size_t kHot = 4096;  // 128 KiB
-  mutable Short hot_[kHot] = {};
+  size_t compute_used() const {
+    return hot_table_.capacity() * sizeof(Short) + short_.capacity() * sizeof(Short) +
+           long_.capacity() * sizeof(Long) + keys_.capacity() + ids_.capacity() * sizeof(uint32_t);
+  }
+  void account() { used_.store(compute_used(), std::memory_order_relaxed); }
+  // The bytes the arenas grow by to take n more key bytes and count more ids (they double).
+  template <class T>
+  static size_t arena_growth(const std::vector<T>& v, size_t more) {
+    if (v.size() + more <= v.capacity()) return 0;
+    return (std::max(v.capacity() * 2, v.size() + more) - v.capacity()) * sizeof(T);
+  }
+  size_t arena_growth(uint32_t n, uint32_t count) const { return arena_growth(keys_, n) + arena_growth(ids_, count); }
+  template <class T>
+  static void reserve_arena(std::vector<T>& v, size_t more) {
+    if (v.size() + more > v.capacity()) v.reserve(std::max(v.capacity() * 2, v.size() + more));
+  }
+
+  static constexpr size_t kHot = 4096;  // 128 KiB at most
+  mutable Short hot_one_[1] = {};       // the table of recent hits while there is no room for one
+  Table<Short> hot_table_;
+  mutable Short* hot_ = hot_one_;
+  size_t hot_mask_ = 0;
+  std::atomic<size_t> used_{0};
+  std::atomic<bool> pending_{false}, clear_requested_{false};
   Table<Short> short_;
   Table<Long> long_;
   std::vector<uint8_t> keys_;

@@ -59,7 +59,7 @@ class Scratch {
   std::vector<uint32_t> cuts;
 
  private:
-  static constexpr size_t kPad = 64;
+  static constexpr size_t kPad = 80;  // the window reads 4 bytes before and 68 after a block start
   std::vector<uint8_t> buf_[int(AlphabetId::count)];
   std::vector<uint64_t> starts_;
   unsigned valid_ = 0;  // bit per alphabet

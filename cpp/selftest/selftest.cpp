@@ -163,9 +163,9 @@ void check_kernel(const kernels::Kernel& k, const Alphabet& a, bool quick) {
 
 // -- boundaries and window kernels against scalar -------------------------------------------
 
-// Tags of `text` (padded by 64 zero bytes on both sides, as the pipeline's buffers are).
+// Tags of `text` (64 zero bytes before, 80 after: the window reads up to 68 past a block start).
 std::vector<uint8_t> padded_tags(const std::vector<uint8_t>& text, const Alphabet& a) {
-  std::vector<uint8_t> tags(text.size() + 128, 0);
+  std::vector<uint8_t> tags(text.size() + 64 + 80, 0);
   std::vector<uint64_t> starts(start_words(text.size()) + 1);
   scalar::classify(text.data(), text.size(), a, tags.data() + 64, starts.data());
   return tags;

@@ -1,0 +1,131 @@
+"""Memory bound: encode ~1 GB of mostly unique text and measure how far resident memory grows.
+
+The text is generated chunk by chunk (random lowercase words, 3-12 letters, with some
+punctuation and newlines: nearly every word is new, so the word cache fills up and is
+wiped over and over).  Each chunk is encoded with encode_batch_flat on every core and its
+ids dropped, so the input held at once is one chunk and the output is one chunk's ids.
+
+The baseline is the resident set after the tokenizer is loaded and the first chunk is
+generated and encoded once (its ids are checked against the oracle); the peak is the
+kernel's high-water mark (VmHWM, reset through /proc/self/clear_refs) over the rest of the
+run.  The bound it is compared with: the word cache budget (tagpipe.tokenizer
+DEFAULT_CACHE_BYTES, or TAGPIPE_CACHE_BYTES, or --cache-bytes) plus three times one chunk's
+output (ids and offsets: encode_batch_flat's per-thread buffers, the joined ids and the numpy
+copy coexist while it assembles the result) plus one chunk of input.
+
+    python bench/memory.py                          # gpt2, 1 GB, default budget (128 MiB)
+    python bench/memory.py --tokenizer llama3 --gigabytes 0.25 --cache-bytes 33554432
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import tokenizers
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import tagpipe  # noqa: E402
+from tagpipe.tokenizer import DEFAULT_CACHE_BYTES, ENV_CACHE  # noqa: E402
+
+MiB = 1 << 20
+
+
+def status(key: str) -> int:
+    """A /proc/self/status memory line, in bytes."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) * 1024
+    raise KeyError(key)
+
+
+def reset_peak() -> bool:
+    try:
+        Path("/proc/self/clear_refs").write_text("5")  # resets VmHWM to the current RSS
+        return True
+    except OSError:
+        return False
+
+
+def chunk(rng: np.random.Generator, nbytes: int, doc_bytes: int) -> list[str]:
+    """About nbytes of mostly unique words, as documents of about doc_bytes (made 1 MiB at a
+    time, so the generator's temporaries stay small next to the chunk)."""
+    seps = np.frombuffer(b"          ,.\n", dtype=np.uint8)
+    parts = []
+    for _ in range(max(1, nbytes // MiB)):
+        block = rng.integers(ord("a"), ord("z") + 1, size=MiB, dtype=np.uint8)
+        cut = np.flatnonzero(rng.integers(0, 7, size=MiB, dtype=np.uint8) == 0)  # ~1 in 7: a separator
+        block[cut] = seps[rng.integers(0, len(seps), size=len(cut))]
+        text = block.tobytes().decode("ascii")
+        parts.extend(text[i:i + doc_bytes] for i in range(0, len(text), doc_bytes))
+    return parts
+
+
+def shared_dir() -> Path:
+    env = os.environ.get("TAGPIPE_TEST_DATA")
+    return Path(env) if env else Path(__file__).resolve().parent.parent.parent / "shared"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tokenizer", default="gpt2")
+    ap.add_argument("--gigabytes", type=float, default=1.0)
+    ap.add_argument("--chunk-mb", type=int, default=32)
+    ap.add_argument("--doc-bytes", type=int, default=4096)
+    ap.add_argument("--cache-bytes", type=int, default=None, help=f"default: {ENV_CACHE} or {DEFAULT_CACHE_BYTES}")
+    ap.add_argument("--threads", type=int, default=None)
+    args = ap.parse_args()
+
+    path = shared_dir() / "tokenizers" / args.tokenizer / "tokenizer.json"
+    tok = tagpipe.Tokenizer.from_file(path, cache_bytes=args.cache_bytes)
+    rng = np.random.default_rng(1)
+    chunk_bytes = args.chunk_mb * MiB
+    docs = chunk(rng, chunk_bytes, args.doc_bytes)
+    ids, offsets = tok.encode_batch_flat(docs, num_threads=args.threads)
+    oracle = tokenizers.Tokenizer.from_file(str(path))
+    sample = docs[:200]
+    assert [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(sample))] == \
+        [e.ids for e in oracle.encode_batch(sample)], "ids differ from the oracle's"
+    del oracle
+    output_bound = ids.nbytes + offsets.nbytes
+    del ids, offsets
+    base = status("VmRSS")
+    if not reset_peak():
+        raise SystemExit("cannot reset the peak RSS (/proc/self/clear_refs)")
+
+    total, tokens = 0, 0
+    t0 = time.perf_counter()
+    n_chunks = max(1, round(args.gigabytes * 1024 / args.chunk_mb))
+    used_max = 0
+    for k in range(n_chunks):
+        if k:
+            docs = chunk(rng, chunk_bytes, args.doc_bytes)
+        ids, offsets = tok.encode_batch_flat(docs, num_threads=args.threads)
+        total += sum(map(len, docs))
+        tokens += len(ids)
+        output_bound = max(output_bound, ids.nbytes + offsets.nbytes)
+        used_max = max(used_max, tok.cache_used)
+        del ids, offsets
+    dt = time.perf_counter() - t0
+    peak = status("VmHWM")
+    growth = peak - base
+    # encode_batch_flat holds a batch's ids up to three times while it assembles the result:
+    # the per-thread buffers (grown by doubling, so up to twice the ids), then the joined
+    # array, then the numpy copy handed to Python
+    bound = tok.cache_bytes + 3 * output_bound + chunk_bytes
+    print(f"tokenizer {args.tokenizer}, {total / 1e9:.2f} GB of mostly unique text in {n_chunks} chunks of "
+          f"{args.chunk_mb} MiB, {tokens:,} tokens, {dt:.0f} s ({total / MiB / dt:.1f} MiB/s)")
+    print(f"RSS after loading (baseline) {base / MiB:.0f} MiB, peak {peak / MiB:.0f} MiB: "
+          f"growth {growth / MiB:.1f} MiB")
+    print(f"bound: cache budget {tok.cache_bytes / MiB:.0f} MiB + 3 x one chunk's output {output_bound / MiB:.1f} MiB "
+          f"+ one chunk of input {chunk_bytes / MiB:.0f} MiB = {bound / MiB:.1f} MiB; "
+          f"the caches held at most {used_max / MiB:.1f} MiB (cache_used)")
+    print("within the bound" if growth <= bound else "OVER THE BOUND")
+    sys.exit(0 if growth <= bound and used_max <= tok.cache_bytes else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Bounded-time differential fuzzing (fuzz/harness.py under atheris).
+#
+#   fuzz/run.sh SECONDS          fuzz for SECONDS, starting from the committed corpus
+#                                (fuzz/corpus) plus the inputs earlier runs found
+#                                (build/fuzz/work); fails on any id difference, exception
+#                                mismatch or crash, leaving the input in build/fuzz/artifacts/
+#   fuzz/run.sh --merge          fold build/fuzz/work into fuzz/corpus (libFuzzer -merge=1
+#                                keeps only inputs that add coverage), to commit as
+#                                regression tests (tests/test_fuzz_regressions.py replays them)
+#
+# Needs atheris (pip install atheris) and the tokenizers under TAGPIPE_TEST_DATA (../shared).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export TAGPIPE_TEST_DATA="${TAGPIPE_TEST_DATA:-$(cd .. && pwd)/shared}"
+mkdir -p build/fuzz/work build/fuzz/artifacts
+if [ "${1:-}" = "--merge" ]; then
+  exec python fuzz/fuzz.py -merge=1 -max_len=4096 fuzz/corpus build/fuzz/work
+fi
+seconds="${1:?usage: fuzz/run.sh SECONDS | --merge}"
+# -max_len: texts up to a few thousand chars; -timeout: one input may take at most 20 s
+# (a hang is a failure); -rss_limit_mb: a leak or unbounded cache fails the run.
+python fuzz/fuzz.py -max_total_time="$seconds" -max_len=4096 -timeout=20 -rss_limit_mb=4096 \
+  -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/ build/fuzz/work fuzz/corpus
