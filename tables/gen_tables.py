@@ -470,6 +470,7 @@ NORM_FLAGS = {  # bit -> meaning (cpp/normalize/unicode.h reads them by these na
     "kGbPictographic": "may be Extended_Pictographic (GB11)",
     "kGbConsonant": "may be Indic_Conjunct_Break=Consonant (GB9c)",
     "kGbLinker": "may be Indic_Conjunct_Break=Linker (GB9c)",
+    "kNfkcChanges": "NFKC may change it in some context (alone, composing, reordering): the quick check",
 }
 GRAPHEME_SUPERSETS = {
     "kGbPrepend": (r"\p{Grapheme_Cluster_Break=Prepend}", []),
@@ -650,6 +651,9 @@ def norm_properties() -> tuple[dict[int, int], dict[int, int], dict[str, dict[in
             raise SystemExit(f"gen_tables: clean_text U+{c:04X} -> {o!r}")
     for c in rust_whitespace():
         flags[c] |= bits["kWhitespace"]
+    print("  probing nfkc", file=sys.stderr)
+    for c in nfkc_changes():
+        flags[c] |= bits["kNfkcChanges"]
     print("  probing graphemes", file=sys.stderr)
     sets = {"kGraphemeExtend": grapheme_extend(), "kGraphemeControl": grapheme_control(), "kGbZwj": {0x200D}}
     sets |= {name: grapheme_superset(*how) for name, how in GRAPHEME_SUPERSETS.items()}
@@ -657,6 +661,36 @@ def norm_properties() -> tuple[dict[int, int], dict[int, int], dict[str, dict[in
         for c in members:
             flags[c] |= bits[name]
     return flags, ccc, maps
+
+
+def nfkc_changes() -> set[int]:
+    """Code points the oracle's NFKC may change in some context.  As nfc_changes, with the
+    compatibility forms: those NFKC changes alone; every non-first character of an NFD
+    decomposition (a possible second element of a canonical composition) and every
+    character whose NFKD starts with one; those that reorder or compose next to U+0334 / U+0316.
+    A text of other characters is its own NFKD, character by character, and recomposes
+    to itself."""
+    from tokenizers import normalizers
+
+    nfkc, nfd, nfkd = normalizers.NFKC(), normalizers.NFD(), normalizers.NFKD()
+    body = [c for c in SCALARS if c != 0]
+    units = [chr(c) for c in body]
+    out = {c for c, o in zip(body, _units(nfkc, units, "\x00")) if o != chr(c)}
+    tails: set[int] = set()
+    for o in _units(nfd, units, "\x00"):
+        tails.update(ord(ch) for ch in o[1:])
+    firsts = {c: ord(o[0]) if o else c for c, o in zip(body, _units(nfkd, units, "\x00"))}
+    out |= tails
+    out |= {c for c, f in firsts.items() if f in tails}
+    for c, o in zip(body, _units(nfkc, ["a" + chr(c) + "\u0334" for c in body], "\x00")):
+        if o != "a" + chr(c) + "\u0334":
+            out.add(c)
+    for c, o in zip(body, _units(nfkc, ["a\u0316" + chr(c) for c in body], "\x00")):
+        if o != "a\u0316" + chr(c):
+            out.add(c)
+    if nfkc.normalize_str("a\x00\u0301") != "a\x00\u0301":
+        out.add(0)
+    return out
 
 
 def emit_norm() -> str:
@@ -693,7 +727,7 @@ def emit_norm() -> str:
         return "\n".join("    " + ", ".join(fmt(v) for v in vals[i:i + per]) + ","
                          for i in range(0, len(vals), per))
 
-    flag_enum = "\n".join(f"inline constexpr uint16_t {n} = {1 << i};  // {d}"
+    flag_enum = "\n".join(f"inline constexpr uint32_t {n} = {1 << i};  // {d}"
                           for i, (n, d) in enumerate(NORM_FLAGS.items()))
     recs = sorted(records, key=records.get)
     return f"""\
@@ -709,8 +743,8 @@ namespace tagpipe::tables::norm {{
 {flag_enum}
 
 struct Record {{
-  uint16_t flags;  // the k* bits above
-  uint8_t ccc;      // canonical combining class (its order is the oracle's)
+  uint32_t flags;  // the k* bits above
+  uint8_t ccc;     // canonical combining class (its order is the oracle's)
   uint32_t lower;  // offsets into kPool: length byte + UTF-8; 0 = the character itself
   uint32_t nfd;    // (Hangul syllables: kHangul, decomposed arithmetically)
   uint32_t nfkd;

@@ -88,6 +88,10 @@ def _plan_normalizer(node: Optional[dict[str, Any]], path: str, plan: Plan, step
         steps.append(("nfc", "", ""))
         plan.steps.append(Step(path, "NFC", True, "identity on NFC-inert text (quick check); "
                                                    "other texts are delegated per call"))
+    elif kind == "NFKC":
+        steps.append(("nfkc", "", ""))
+        plan.steps.append(Step(path, "NFKC", True, "identity on NFKC-inert text (quick check); "
+                                                    "other texts are delegated per call"))
     elif kind in _UNICODE_NORMALIZERS:
         _add_unicode(steps, _UNICODE_NORMALIZERS[kind])
         plan.steps.append(Step(path, kind, True, "oracle-derived character tables"))

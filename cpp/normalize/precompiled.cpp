@@ -118,7 +118,7 @@ bool linker_before(const uint8_t* s, uint32_t end) {
     uint32_t b = end - 1, cp, len;
     while (b > 0 && (s[b] & 0xC0) == 0x80) --b;
     if (!decode(s, end, b, cp, len)) return true;
-    const uint16_t f = props(cp).flags;
+    const uint32_t f = props(cp).flags;
     if (f & T::kGbLinker) return true;
     if (!(f & T::kGraphemeExtend)) return false;  // the run (InCB Extend / Linker are Extend) ends
     end = b;
@@ -130,7 +130,7 @@ bool linker_before(const uint8_t* s, uint32_t end) {
 // unicode-segmentation runs it), from the oracle-probed classes and the supersets of
 // norm_props.h: Break or Join when certain, else Unknown.
 Boundary boundary(const uint8_t* s, uint32_t a_end, uint32_t a, uint32_t b) {
-  const uint16_t fa = props(a).flags, fb = props(b).flags;
+  const uint32_t fa = props(a).flags, fb = props(b).flags;
   if (fa & T::kGraphemeControl) return a == '\r' && b == '\n' ? Boundary::Join : Boundary::Break;  // GB3, GB4
   if (fb & T::kGraphemeControl) return Boundary::Break;                                           // GB5
   if (fb & T::kGraphemeExtend) return Boundary::Join;                                             // GB9, GB9a

@@ -125,7 +125,7 @@ Origin Source::at(uint32_t i) const {
 void ascii_table(const UnicodeOptions& opt, int16_t out[128]) {
   for (int c = 0; c < 128; c++) {
     int v = c;
-    const uint16_t f = props(uint32_t(c)).flags;
+    const uint32_t f = props(uint32_t(c)).flags;
     if (opt.clean_text && (f & T::kCleanRemove)) v = -1;
     else if (opt.clean_text && (f & T::kCleanSpace)) v = ' ';
     if (v >= 0 && opt.lowercase && props(uint32_t(v)).lower) {
@@ -148,7 +148,7 @@ bool unicode_pass(const UnicodeOptions& opt, const Source& src, bool need_origin
     if (ascii[c] == -2) return false;
   // The flags some stage acts on (a character with none of them, ccc 0 and no mapping the
   // pass uses goes through as is).
-  const uint16_t touch = (opt.clean_text ? T::kCleanRemove | T::kCleanSpace : 0) | (opt.chinese ? T::kChinese : 0) |
+  const uint32_t touch = (opt.clean_text ? T::kCleanRemove | T::kCleanSpace : 0) | (opt.chinese ? T::kChinese : 0) |
                          (opt.decompose ? T::kHangul | opt.drop : 0) | opt.drop_after;
   for (uint32_t i = 0, cp = 0, len = 1; i < src.n; i += len) {
     if (src.s[i] < 0x80) {  // a run of ASCII: one table lookup a byte
@@ -179,7 +179,7 @@ bool unicode_pass(const UnicodeOptions& opt, const Source& src, bool need_origin
     if (opt.clean_text) {
       // do_clean_text: filter out NUL, U+FFFD and is_control (unicode_categories is_other
       // except \t \n \r), then map is_whitespace to ' ' -- the filter first.
-      const uint16_t f = props(cp).flags;
+      const uint32_t f = props(cp).flags;
       if (f & T::kCleanRemove) continue;
       if (f & T::kCleanSpace) cp = ' ';
     }
@@ -191,6 +191,14 @@ bool unicode_pass(const UnicodeOptions& opt, const Source& src, bool need_origin
     d.feed(cp, o);
   }
   d.flush();
+  return true;
+}
+
+bool nfkc_inert(const uint8_t* s, uint32_t n) {
+  for (uint32_t i = 0, cp = 0, len = 1; i < n; i += len) {
+    if (!decode(s, n, i, cp, len)) return false;
+    if (props(cp).flags & T::kNfkcChanges) return false;
+  }
   return true;
 }
 
