@@ -112,8 +112,11 @@ def _plan_normalizer(node: Optional[dict[str, Any]], path: str, plan: Plan, step
         left, right = bool(node.get("strip_left", True)), bool(node.get("strip_right", True))
         steps.append(("strip", "", "", {"left": left, "right": right}))
         plan.steps.append(Step(path, f"Strip(left={left}, right={right})", True, "native"))
+    elif kind == "Precompiled" and int.from_bytes((blob := _charsmap(
+            node.get("precompiled_charsmap"), f"{path}.precompiled_charsmap"))[:4], "little") < 4:
+        plan.steps.append(Step(path, "Precompiled", False, "the charsmap's trie is empty (the oracle "
+                                                             "panics on every text)"))
     elif kind == "Precompiled":
-        blob = _charsmap(node.get("precompiled_charsmap"), f"{path}.precompiled_charsmap")
         steps.append(("precompiled", blob, ""))
         plan.steps.append(Step(path, f"Precompiled({len(blob)} bytes)", True,
                                "character by character; a text where a grapheme cluster could "
@@ -148,7 +151,8 @@ def _add_unicode(steps: list, options: dict[str, Any]) -> None:
 
 
 def _charsmap(value: Any, path: str) -> bytes:
-    """The decoded precompiled_charsmap, checked as spm_precompiled checks it at load."""
+    """The decoded precompiled_charsmap, checked as spm_precompiled checks it at load
+    (tagpipe.spec has checked a whole file already; this guards direct callers)."""
     if not isinstance(value, str):
         raise ValueError(f"{path}: expected a base64 string, got {type(value).__name__}")
     try:
@@ -158,7 +162,7 @@ def _charsmap(value: Any, path: str) -> bytes:
     if len(blob) < 4:
         raise ValueError(f"{path}: shorter than its trie size")
     trie = int.from_bytes(blob[:4], "little") // 4 * 4
-    if trie == 0 or len(blob) - 4 < trie:
+    if len(blob) - 4 < trie:
         raise ValueError(f"{path}: trie size {trie} does not fit in {len(blob) - 4} bytes")
     try:
         blob[4 + trie:].decode("utf-8")

@@ -219,10 +219,16 @@ def test_plans_name_what_runs():
     assert [s.native for s in plan.steps] == [False]  # only " {2,}" is recognised
 
 
-@pytest.mark.parametrize("blob", ["", "!!!", "AAAA", "AAAAAA=="])
+@pytest.mark.parametrize("blob", ["", "!!!", "AAAA", "/////w=="])
 def test_malformed_charsmap_names_its_path(blob):
     with pytest.raises(ValueError, match=r"normalizer\.precompiled_charsmap"):
         plan_steps({"type": "Precompiled", "precompiled_charsmap": blob})
+
+
+@pytest.mark.parametrize("blob", ["AAAAAA==", "AwAAAGFiYwA="])  # trie sizes 0 and 3 bytes
+def test_empty_charsmap_trie_is_delegated(blob):
+    steps, plan = plan_steps({"type": "Precompiled", "precompiled_charsmap": blob})
+    assert steps == [] and [s.native for s in plan.steps] == [False]
 
 
 # ---------------------------------------------------------------------------------------

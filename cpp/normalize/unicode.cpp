@@ -120,18 +120,22 @@ Origin Source::at(uint32_t i) const {
   return {b, e};
 }
 
-// What the whole pass makes of each ASCII character: itself, another byte, or nothing (-1).
-// ASCII characters are starters with no decomposition, never Chinese or marks.
+// What the whole pass makes of each ASCII character: one byte, or nothing (-1); -2 if the
+// table says something this shortcut does not model (never, for the oracle's tables: ASCII
+// characters are starters without decompositions, never Chinese, never marks, and
+// lowercase to one ASCII byte).
 void ascii_table(const UnicodeOptions& opt, int16_t out[128]) {
   for (int c = 0; c < 128; c++) {
     int v = c;
-    const uint32_t f = props(uint32_t(c)).flags;
-    if (opt.clean_text && (f & T::kCleanRemove)) v = -1;
-    else if (opt.clean_text && (f & T::kCleanSpace)) v = ' ';
+    const Record& r = props(uint32_t(c));
+    if (r.ccc || r.nfd || r.nfkd || (r.flags & (T::kChinese | T::kHangul | opt.drop))) v = -2;
+    else if (opt.clean_text && (r.flags & T::kCleanRemove)) v = -1;
+    else if (opt.clean_text && (r.flags & T::kCleanSpace)) v = ' ';
     if (v >= 0 && opt.lowercase && props(uint32_t(v)).lower) {
       const std::string_view low = pooled(props(uint32_t(v)).lower);
-      v = low.size() == 1 ? uint8_t(low[0]) : -2;  // (never: ASCII lowercases to one byte)
+      v = low.size() == 1 && uint8_t(low[0]) < 0x80 ? uint8_t(low[0]) : -2;
     }
+    if (v >= 0 && (props(uint32_t(v)).flags & opt.drop_after)) v = -1;
     out[c] = int16_t(v);
   }
 }
@@ -154,7 +158,6 @@ bool unicode_pass(const UnicodeOptions& opt, const Source& src, bool need_origin
     if (src.s[i] < 0x80) {  // a run of ASCII: one table lookup a byte
       d.flush();
       uint32_t e = i;
-      const size_t before = dst.size();
       for (; e < src.n && src.s[e] < 0x80; e++) {
         const int16_t v = ascii[src.s[e]];
         if (v >= 0) {
@@ -162,7 +165,6 @@ bool unicode_pass(const UnicodeOptions& opt, const Source& src, bool need_origin
           if (need_origin) org.push_back(src.at(e));
         }
       }
-      (void)before;
       len = e - i;
       continue;
     }
