@@ -3,7 +3,8 @@
 
 Dev-only: needs the pinned oracle (``pip install tokenizers==0.23.3``).  Writes
 ``tables/generated/alphabet_<name>.h`` and ``tables/generated/norm_props.h`` (the
-normalizers' per-character maps and classes; committed).  Every predicate is read off the
+normalizers' per-character maps and classes; committed).  The grapheme supersets of
+norm_props.h also read the third-party ``regex`` module's Unicode properties.  Every predicate is read off the
 oracle's own pre-tokenizers over all 1,112,064 Unicode scalar values -- never from
 Python's ``unicodedata``, whose Unicode version differs from the oracle's.
 
