@@ -463,7 +463,8 @@ NORM_FLAGS = {  # bit -> meaning (cpp/normalize/unicode.h reads them by these na
     "kGraphemeControl": "breaks a grapheme on both sides: Control, CR, LF (GB4/GB5)",
     # The rest are supersets (more than the oracle's class never makes a wrong answer, only a
     # delegated call): the `regex` module's Unicode property, plus every code point Python's
-    # unicodedata (Unicode 14) leaves unassigned, plus ranges noted.
+    # unicodedata (Unicode 14) leaves unassigned that a later Unicode may assign (not a
+    # noncharacter, in planes 0-3 or 14), plus ranges noted.
     "kGbPrepend": "may be Prepend (GB9b)",
     "kGbHangul": "in a Hangul jamo or syllable block (GB6-8)",
     "kGbRegional": "a regional indicator (GB12/13)",
@@ -485,13 +486,20 @@ GRAPHEME_SUPERSETS = {
 }
 
 
+def _maybe_assigned_later(c: int, unicodedata) -> bool:
+    """Unassigned in Python's Unicode 14 but possibly assigned in the oracle's: not a
+    noncharacter, and in a plane Unicode assigns characters in (0-3, 14)."""
+    noncharacter = 0xFDD0 <= c <= 0xFDEF or (c & 0xFFFE) == 0xFFFE
+    return unicodedata.category(chr(c)) == "Cn" and not noncharacter and c >> 16 in (0, 1, 2, 3, 14)
+
+
 def grapheme_superset(pattern: str, ranges: list[tuple[int, int]]) -> set[int]:
     import unicodedata
 
     import regex  # the third-party module: it knows the grapheme properties
 
     rx = regex.compile(pattern)
-    out = {c for c in SCALARS if rx.match(chr(c)) or unicodedata.category(chr(c)) == "Cn"}
+    out = {c for c in SCALARS if rx.match(chr(c)) or _maybe_assigned_later(c, unicodedata)}
     for a, b in ranges:
         out.update(range(a, b + 1))
     return out
