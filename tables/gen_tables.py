@@ -3,7 +3,8 @@
 
 Dev-only: needs the pinned oracle (``pip install tokenizers==0.23.3``).  Writes
 ``tables/generated/alphabet_<name>.h`` and ``tables/generated/norm_props.h`` (the
-normalizers' per-character maps and classes; committed).  Every predicate is read off the
+normalizers' per-character maps and classes; committed).  The grapheme supersets of
+norm_props.h also read the third-party ``regex`` module's Unicode properties.  Every predicate is read off the
 oracle's own pre-tokenizers over all 1,112,064 Unicode scalar values -- never from
 Python's ``unicodedata``, whose Unicode version differs from the oracle's.
 
@@ -462,7 +463,8 @@ NORM_FLAGS = {  # bit -> meaning (cpp/normalize/unicode.h reads them by these na
     "kGraphemeControl": "breaks a grapheme on both sides: Control, CR, LF (GB4/GB5)",
     # The rest are supersets (more than the oracle's class never makes a wrong answer, only a
     # delegated call): the `regex` module's Unicode property, plus every code point Python's
-    # unicodedata (Unicode 14) leaves unassigned, plus ranges noted.
+    # unicodedata (Unicode 14) leaves unassigned that a later Unicode may assign (not a
+    # noncharacter, in planes 0-3 or 14), plus ranges noted.
     "kGbPrepend": "may be Prepend (GB9b)",
     "kGbHangul": "in a Hangul jamo or syllable block (GB6-8)",
     "kGbRegional": "a regional indicator (GB12/13)",
@@ -470,6 +472,7 @@ NORM_FLAGS = {  # bit -> meaning (cpp/normalize/unicode.h reads them by these na
     "kGbPictographic": "may be Extended_Pictographic (GB11)",
     "kGbConsonant": "may be Indic_Conjunct_Break=Consonant (GB9c)",
     "kGbLinker": "may be Indic_Conjunct_Break=Linker (GB9c)",
+    "kNfkcChanges": "NFKC may change it in some context (alone, composing, reordering): the quick check",
 }
 GRAPHEME_SUPERSETS = {
     "kGbPrepend": (r"\p{Grapheme_Cluster_Break=Prepend}", []),
@@ -483,13 +486,20 @@ GRAPHEME_SUPERSETS = {
 }
 
 
+def _maybe_assigned_later(c: int, unicodedata) -> bool:
+    """Unassigned in Python's Unicode 14 but possibly assigned in the oracle's: not a
+    noncharacter, and in a plane Unicode assigns characters in (0-3, 14)."""
+    noncharacter = 0xFDD0 <= c <= 0xFDEF or (c & 0xFFFE) == 0xFFFE
+    return unicodedata.category(chr(c)) == "Cn" and not noncharacter and c >> 16 in (0, 1, 2, 3, 14)
+
+
 def grapheme_superset(pattern: str, ranges: list[tuple[int, int]]) -> set[int]:
     import unicodedata
 
     import regex  # the third-party module: it knows the grapheme properties
 
     rx = regex.compile(pattern)
-    out = {c for c in SCALARS if rx.match(chr(c)) or unicodedata.category(chr(c)) == "Cn"}
+    out = {c for c in SCALARS if rx.match(chr(c)) or _maybe_assigned_later(c, unicodedata)}
     for a, b in ranges:
         out.update(range(a, b + 1))
     return out
@@ -650,6 +660,9 @@ def norm_properties() -> tuple[dict[int, int], dict[int, int], dict[str, dict[in
             raise SystemExit(f"gen_tables: clean_text U+{c:04X} -> {o!r}")
     for c in rust_whitespace():
         flags[c] |= bits["kWhitespace"]
+    print("  probing nfkc", file=sys.stderr)
+    for c in nfkc_changes():
+        flags[c] |= bits["kNfkcChanges"]
     print("  probing graphemes", file=sys.stderr)
     sets = {"kGraphemeExtend": grapheme_extend(), "kGraphemeControl": grapheme_control(), "kGbZwj": {0x200D}}
     sets |= {name: grapheme_superset(*how) for name, how in GRAPHEME_SUPERSETS.items()}
@@ -657,6 +670,36 @@ def norm_properties() -> tuple[dict[int, int], dict[int, int], dict[str, dict[in
         for c in members:
             flags[c] |= bits[name]
     return flags, ccc, maps
+
+
+def nfkc_changes() -> set[int]:
+    """Code points the oracle's NFKC may change in some context.  As nfc_changes, with the
+    compatibility forms: those NFKC changes alone; every non-first character of an NFD
+    decomposition (a possible second element of a canonical composition) and every
+    character whose NFKD starts with one; those that reorder or compose next to U+0334 / U+0316.
+    A text of other characters is its own NFKD, character by character, and recomposes
+    to itself."""
+    from tokenizers import normalizers
+
+    nfkc, nfd, nfkd = normalizers.NFKC(), normalizers.NFD(), normalizers.NFKD()
+    body = [c for c in SCALARS if c != 0]
+    units = [chr(c) for c in body]
+    out = {c for c, o in zip(body, _units(nfkc, units, "\x00")) if o != chr(c)}
+    tails: set[int] = set()
+    for o in _units(nfd, units, "\x00"):
+        tails.update(ord(ch) for ch in o[1:])
+    firsts = {c: ord(o[0]) if o else c for c, o in zip(body, _units(nfkd, units, "\x00"))}
+    out |= tails
+    out |= {c for c, f in firsts.items() if f in tails}
+    for c, o in zip(body, _units(nfkc, ["a" + chr(c) + "\u0334" for c in body], "\x00")):
+        if o != "a" + chr(c) + "\u0334":
+            out.add(c)
+    for c, o in zip(body, _units(nfkc, ["a\u0316" + chr(c) for c in body], "\x00")):
+        if o != "a\u0316" + chr(c):
+            out.add(c)
+    if nfkc.normalize_str("a\x00\u0301") != "a\x00\u0301":
+        out.add(0)
+    return out
 
 
 def emit_norm() -> str:
@@ -693,7 +736,7 @@ def emit_norm() -> str:
         return "\n".join("    " + ", ".join(fmt(v) for v in vals[i:i + per]) + ","
                          for i in range(0, len(vals), per))
 
-    flag_enum = "\n".join(f"inline constexpr uint16_t {n} = {1 << i};  // {d}"
+    flag_enum = "\n".join(f"inline constexpr uint32_t {n} = {1 << i};  // {d}"
                           for i, (n, d) in enumerate(NORM_FLAGS.items()))
     recs = sorted(records, key=records.get)
     return f"""\
@@ -709,8 +752,8 @@ namespace tagpipe::tables::norm {{
 {flag_enum}
 
 struct Record {{
-  uint16_t flags;  // the k* bits above
-  uint8_t ccc;      // canonical combining class (its order is the oracle's)
+  uint32_t flags;  // the k* bits above
+  uint8_t ccc;     // canonical combining class (its order is the oracle's)
   uint32_t lower;  // offsets into kPool: length byte + UTF-8; 0 = the character itself
   uint32_t nfd;    // (Hangul syllables: kHangul, decomposed arithmetically)
   uint32_t nfkd;

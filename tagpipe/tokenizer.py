@@ -91,6 +91,10 @@ def _plan_normalizer(node: Optional[dict[str, Any]], path: str, plan: Plan, step
         steps.append(("nfc", "", ""))
         plan.steps.append(Step(path, "NFC", True, "identity on NFC-inert text (quick check); "
                                                    "other texts are delegated per call"))
+    elif kind == "NFKC":
+        steps.append(("nfkc", "", ""))
+        plan.steps.append(Step(path, "NFKC", True, "identity on NFKC-inert text (quick check); "
+                                                    "other texts are delegated per call"))
     elif kind in _UNICODE_NORMALIZERS:
         _add_unicode(steps, _UNICODE_NORMALIZERS[kind])
         plan.steps.append(Step(path, kind, True, "oracle-derived character tables"))
@@ -111,8 +115,11 @@ def _plan_normalizer(node: Optional[dict[str, Any]], path: str, plan: Plan, step
         left, right = bool(node.get("strip_left", True)), bool(node.get("strip_right", True))
         steps.append(("strip", "", "", {"left": left, "right": right}))
         plan.steps.append(Step(path, f"Strip(left={left}, right={right})", True, "native"))
+    elif kind == "Precompiled" and int.from_bytes((blob := _charsmap(
+            node.get("precompiled_charsmap"), f"{path}.precompiled_charsmap"))[:4], "little") < 4:
+        plan.steps.append(Step(path, "Precompiled", False, "the charsmap's trie is empty (the oracle "
+                                                             "panics on every text)"))
     elif kind == "Precompiled":
-        blob = _charsmap(node.get("precompiled_charsmap"), f"{path}.precompiled_charsmap")
         steps.append(("precompiled", blob, ""))
         plan.steps.append(Step(path, f"Precompiled({len(blob)} bytes)", True,
                                "character by character; a text where a grapheme cluster could "
@@ -147,7 +154,8 @@ def _add_unicode(steps: list, options: dict[str, Any]) -> None:
 
 
 def _charsmap(value: Any, path: str) -> bytes:
-    """The decoded precompiled_charsmap, checked as spm_precompiled checks it at load."""
+    """The decoded precompiled_charsmap, checked as spm_precompiled checks it at load
+    (tagpipe.spec has checked a whole file already; this guards direct callers)."""
     if not isinstance(value, str):
         raise ValueError(f"{path}: expected a base64 string, got {type(value).__name__}")
     try:
@@ -157,7 +165,7 @@ def _charsmap(value: Any, path: str) -> bytes:
     if len(blob) < 4:
         raise ValueError(f"{path}: shorter than its trie size")
     trie = int.from_bytes(blob[:4], "little") // 4 * 4
-    if trie == 0 or len(blob) - 4 < trie:
+    if len(blob) - 4 < trie:
         raise ValueError(f"{path}: trie size {trie} does not fit in {len(blob) - 4} bytes")
     try:
         blob[4 + trie:].decode("utf-8")

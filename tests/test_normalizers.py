@@ -14,7 +14,7 @@ Every native normalizer is compared with ``tokenizers.normalizers.X(...).normali
   (prepend_scheme "first", whose decision reads the origins the normalizer keeps).
 
 A native result must equal the oracle's; ``None`` (the call is delegated) is allowed only
-for Precompiled and NFC (per-call delegation by design) and is counted: the corpora must
+for Precompiled, NFC and NFKC (per-call delegation by design) and is counted: the corpora must
 stay almost entirely native.
 """
 from __future__ import annotations
@@ -89,7 +89,7 @@ class Checker:
         self.steps, self.plan = plan_steps(node)
         assert all(s.native for s in self.plan.steps), self.plan.steps
         self.oracle = oracle_normalizer(node)
-        self.may_delegate = bool(_kinds(node) & {"Precompiled", "NFC"})
+        self.may_delegate = bool(_kinds(node) & {"Precompiled", "NFC", "NFKC"})
         self.checked = self.delegated = 0
         self.wrong: list[tuple[str, str, str]] = []
 
@@ -134,6 +134,8 @@ STANDALONE = {
                         "lowercase": False},
     "Bert-cased": {**BERT, "lowercase": False},  # strip_accents null follows lowercase: off
     "Bert-lower-keep-accents": {**BERT, "strip_accents": False},
+    "NFKC": {"type": "NFKC"},
+    "NFC": {"type": "NFC"},
     "Strip": {"type": "Strip", "strip_left": True, "strip_right": True},
     "Strip-left": {"type": "Strip", "strip_left": True, "strip_right": False},
     "Strip-right": {"type": "Strip", "strip_left": False, "strip_right": True},
@@ -215,14 +217,18 @@ def test_plans_name_what_runs():
         (True, "BertNormalizer(clean_text, chinese, strip_accents, lowercase)")]
     _, plan = plan_steps({"type": "Replace", "pattern": {"Regex": " +"}, "content": "▁"})
     assert [s.native for s in plan.steps] == [False]  # only " {2,}" is recognised
-    _, plan = plan_steps({"type": "NFKC"})
-    assert [s.native for s in plan.steps] == [False]
 
 
-@pytest.mark.parametrize("blob", ["", "!!!", "AAAA", "AAAAAA=="])
+@pytest.mark.parametrize("blob", ["", "!!!", "AAAA", "/////w=="])
 def test_malformed_charsmap_names_its_path(blob):
     with pytest.raises(ValueError, match=r"normalizer\.precompiled_charsmap"):
         plan_steps({"type": "Precompiled", "precompiled_charsmap": blob})
+
+
+@pytest.mark.parametrize("blob", ["AAAAAA==", "AwAAAGFiYwA="])  # trie sizes 0 and 3 bytes
+def test_empty_charsmap_trie_is_delegated(blob):
+    steps, plan = plan_steps({"type": "Precompiled", "precompiled_charsmap": blob})
+    assert steps == [] and [s.native for s in plan.steps] == [False]
 
 
 # ---------------------------------------------------------------------------------------
@@ -308,3 +314,62 @@ def test_metaspace_first_origins(name):
             with tagpipe.delegation_disabled():
                 got = tok.encode(text, add_special_tokens=False)
         assert got == want, f"{name} {text!r}: {got} != {want}"
+
+
+# ---------------------------------------------------------------------------------------
+# Whole tokenizers: the fixtures' normalizers in front of a BPE model, on the corpora
+# ---------------------------------------------------------------------------------------
+
+DOCS_PER_CORPUS = 4
+
+
+@needs_shared
+@pytest.mark.parametrize("name", FIXTURES)
+def test_fixture_normalizer_through_encoder(name):
+    """wiki-bpe-whitespace (BPE, Whitespace, [CLS]/[SEP] added tokens) with the fixture's
+    normalizer in front: ids equal the oracle's on corpus documents with added tokens in
+    them.  Natively (delegation disabled) except where Precompiled delegates a text."""
+    doc = json.loads((SHARED / "tokenizers" / "wiki-bpe-whitespace" / "tokenizer.json").read_text())
+    doc["normalizer"] = json.loads(fixture_node(name))
+    text = json.dumps(doc, ensure_ascii=False)
+    oracle = tokenizers.Tokenizer.from_str(text)
+    with tagpipe.delegation_disabled():
+        tok = tagpipe.Tokenizer.from_str(text)
+        assert tok.native, tok.explain()
+    per_call = "Precompiled" in _kinds(doc["normalizer"])
+    steps, _ = plan_steps(doc["normalizer"])
+    for corpus in CORPORA:
+        data = corpus.read_text(encoding="utf-8")
+        step = max(1, len(data) // DOCS_PER_CORPUS)
+        for k in range(DOCS_PER_CORPUS):
+            piece = data[k * step: k * step + 6000]
+            piece = piece[:len(piece) // 3] + "[CLS]" + piece[len(piece) // 3:] + " [SEP]"
+            want = oracle.encode(piece, add_special_tokens=True).ids
+            if per_call and _core.normalize(steps, piece) is None:
+                got = tok.encode(piece, add_special_tokens=True)
+            else:
+                with tagpipe.delegation_disabled():
+                    got = tok.encode(piece, add_special_tokens=True)
+            assert got == want, f"{name} on {corpus.name} document {k}"
+
+
+# Characters every grapheme rule (UAX #29 GB3-GB13) turns on, for the Precompiled walk.
+GRAPHEME_CHARS = ["\r", "\n", "\u1100", "\u1161", "\u11a8", "\uac00", "\uac01", "\U0001F1E6", "\U0001F1EB",
+                  "\u200d", "\U0001F468", "❤", "\u0915", "\u094d", "\u0937", "\u0600", "\u0301", "\u0903",
+                  "\u0e33", "\u09df", "\u09be", "a", "e", " ", "\ufe0f", "\U0001F3FD", "\u200c", "\x01"]
+
+
+@needs_shared
+@pytest.mark.parametrize("name", ["Precompiled-t5", "Precompiled-marian"])
+def test_precompiled_grapheme_mixtures(name):
+    """Short random mixtures of the charsmap's own keys and grapheme-rule characters: where
+    clusters decide the result.  Native results must be exact; most must be native."""
+    import random
+
+    c = Checker(NODES[name])
+    keys = [chr(x) for x in range(0x20, 0x3000) if c.oracle.normalize_str(chr(x)) != chr(x)]
+    rng = random.Random(8)
+    for _ in range(6000):
+        c.check("".join(rng.choice(keys if rng.random() < 0.4 else GRAPHEME_CHARS)
+                        for _ in range(rng.randint(1, 8))))
+    c.verify("key / grapheme mixtures", max_share=0.1)

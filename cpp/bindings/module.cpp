@@ -180,6 +180,7 @@ std::vector<normalize::Step> norm_steps_from(const py::list& steps) {
     else if (kind == "replace") step.kind = K::Replace;
     else if (kind == "space_runs") step.kind = K::SpaceRuns;
     else if (kind == "nfc") step.kind = K::Nfc;
+    else if (kind == "nfkc") step.kind = K::Nfkc;
     else if (kind == "strip") {
       step.kind = K::Strip;
       step.strip_left = flag("left"), step.strip_right = flag("right");

@@ -72,6 +72,9 @@ bool Normalizer::run(const uint8_t* in, uint32_t n, pretok::Text& out, Scratch& 
       case Step::Kind::Nfc:
         if (!nfc_inert(out.bytes, out.size, sc)) return false;
         continue;
+      case Step::Kind::Nfkc:
+        if (!nfkc_inert(out.bytes, out.size)) return false;
+        continue;
       case Step::Kind::Unicode:
       case Step::Kind::Strip:
       case Step::Kind::Precompiled: {

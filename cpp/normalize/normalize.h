@@ -8,6 +8,8 @@
 //   space_runs   Replace with the Regex " {2,}": every run of two or more spaces
 //   nfc          NFC, when the text passes the quick check (every character Inert in the nfc
 //                alphabet): then NFC is the identity.  Otherwise the caller must delegate.
+//   nfkc         NFKC, the same way: the identity when no character has kNfkcChanges
+//                (tables/generated/norm_props.h), else the caller delegates.
 //   unicode      the per-character normalizers and NFD/NFKD (Lowercase, StripAccents, NFD,
 //                NFKD, BertNormalizer): one pass, see UnicodeOptions
 //   strip        Strip: char::is_whitespace off the left and/or right end
@@ -33,14 +35,14 @@ struct UnicodeOptions {
   bool clean_text = false;     // drop controls / NUL / U+FFFD, whitespace -> ' '
   bool chinese = false;        // ' ' around CJK ideographs
   Decompose decompose = None;  // NFD or NFKD of the whole text
-  uint16_t drop = 0;           // tables::norm flag of the characters filtered out after
+  uint32_t drop = 0;           // tables::norm flag of the characters filtered out after
                                // decomposition (BertNormalizer strip_accents: kBertMn)
   bool lowercase = false;      // char::to_lowercase, character by character
-  uint16_t drop_after = 0;     // the flag of the characters filtered out last (StripAccents: kMark)
+  uint32_t drop_after = 0;     // the flag of the characters filtered out last (StripAccents: kMark)
 };
 
 struct Step {
-  enum class Kind : uint8_t { Prepend, Replace, SpaceRuns, Nfc, Unicode, Strip, Precompiled };
+  enum class Kind : uint8_t { Prepend, Replace, SpaceRuns, Nfc, Nfkc, Unicode, Strip, Precompiled };
   Kind kind;
   std::string a, b;  // Prepend: a = what; Replace: a = pattern, b = content; SpaceRuns: b = content
   UnicodeOptions unicode;
@@ -90,6 +92,7 @@ bool unicode_pass(const UnicodeOptions& opt, const Source& src, bool need_origin
                   std::vector<pretok::Origin>& org, Scratch& sc);
 bool strip_pass(bool left, bool right, const Source& src, bool need_origin, std::string& dst,
                 std::vector<pretok::Origin>& org);
+bool nfkc_inert(const uint8_t* s, uint32_t n);
 bool precompiled_pass(const Charsmap& map, const Source& src, bool need_origin, std::string& dst,
                       std::vector<pretok::Origin>& org);
 

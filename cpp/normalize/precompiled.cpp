@@ -118,7 +118,7 @@ bool linker_before(const uint8_t* s, uint32_t end) {
     uint32_t b = end - 1, cp, len;
     while (b > 0 && (s[b] & 0xC0) == 0x80) --b;
     if (!decode(s, end, b, cp, len)) return true;
-    const uint16_t f = props(cp).flags;
+    const uint32_t f = props(cp).flags;
     if (f & T::kGbLinker) return true;
     if (!(f & T::kGraphemeExtend)) return false;  // the run (InCB Extend / Linker are Extend) ends
     end = b;
@@ -130,7 +130,7 @@ bool linker_before(const uint8_t* s, uint32_t end) {
 // unicode-segmentation runs it), from the oracle-probed classes and the supersets of
 // norm_props.h: Break or Join when certain, else Unknown.
 Boundary boundary(const uint8_t* s, uint32_t a_end, uint32_t a, uint32_t b) {
-  const uint16_t fa = props(a).flags, fb = props(b).flags;
+  const uint32_t fa = props(a).flags, fb = props(b).flags;
   if (fa & T::kGraphemeControl) return a == '\r' && b == '\n' ? Boundary::Join : Boundary::Break;  // GB3, GB4
   if (fb & T::kGraphemeControl) return Boundary::Break;                                           // GB5
   if (fb & T::kGraphemeExtend) return Boundary::Join;                                             // GB9, GB9a
@@ -156,55 +156,58 @@ bool precompiled_pass(const Charsmap& map, const Source& src, bool need_origin, 
   // there is none, so the removal is lost and the first character written is aligned with
   // the first original one (NormalizedString::transform consumes originals in order).
   auto origin = [&](pretok::Origin o) { return dst.empty() ? pretok::Origin{src.at(0).begin, o.end} : o; };
+  // Characters written as they are go out in runs: `run` is where the current one began.
+  uint32_t run = 0;
+  auto copy_run = [&](uint32_t end) {
+    if (need_origin && end > run) {
+      const pretok::Origin first = src.at(run), lead = origin(first);
+      for (uint32_t k = run; k < end; k++) {
+        const pretok::Origin o = src.at(k);
+        org.push_back(o.begin == first.begin ? lead : o);
+      }
+    }
+    dst.append(reinterpret_cast<const char*>(src.s + run), end - run);
+  };
+  auto replace = [&](uint32_t begin, uint32_t end, std::string_view r, pretok::Origin o) {
+    copy_run(begin);
+    if (need_origin) org.insert(org.end(), r.size(), origin(o));
+    dst.append(r);
+    run = end;
+  };
   uint32_t prev = 0;
   for (uint32_t i = 0, cp = 0, len = 1; i < src.n; prev = cp, i += len) {
     const uint8_t after = i + 1 < src.n ? src.s[i + 1] : 0;
     if (src.s[i] < 0x80 && after < 0x80 && !map.ascii_may_match(src.s[i], after)) {  // no key here: as is
-      if (need_origin) org.push_back(origin(src.at(i)));
-      dst.push_back(char(src.s[i]));
       cp = src.s[i], len = 1;
       continue;
     }
     if (!decode(src.s, src.n, i, cp, len)) return false;
-    if (!map.char_starts(cp)) {  // no key starts with this character: as is
-      if (need_origin) org.insert(org.end(), len, origin(src.at(i)));
-      dst.append(reinterpret_cast<const char*>(src.s + i), len);
-      continue;
-    }
+    if (!map.char_starts(cp)) continue;  // no key starts with this character: as is
     uint32_t matched = 0;
     const int64_t v = map.first_match(src.s + i, src.n - i, matched);
     if (v == -2) return false;
-    if (v >= 0) {
-      const Boundary before = i == 0 ? Boundary::Break : boundary(src.s, i, prev, cp);
-      if (before == Boundary::Unknown) return false;
-      if (before == Boundary::Break) {  // a cluster starts here: where does it end?
-        uint32_t j = i + len, last = cp;
-        while (j < src.n && j - i < 6) {
-          uint32_t next, next_len;
-          if (!decode(src.s, src.n, j, next, next_len)) return false;
-          const Boundary b = boundary(src.s, j, last, next);
-          if (b == Boundary::Unknown) return false;
-          if (b == Boundary::Break) break;
-          last = next, j += next_len;
-        }
-        if (j - i < 6 && matched <= j - i && j > i + len) {  // a whole cluster of 2+ characters
-          const std::string_view r = map.replacement(v);
-          if (need_origin) org.insert(org.end(), r.size(), origin({src.at(i).begin, src.at(j - 1).end}));
-          dst.append(r);
-          cp = last, len = j - i;
-          continue;
-        }
+    if (v < 0) continue;
+    const Boundary before = i == 0 ? Boundary::Break : boundary(src.s, i, prev, cp);
+    if (before == Boundary::Unknown) return false;
+    if (before == Boundary::Break) {  // a cluster starts here: where does it end?
+      uint32_t j = i + len, last = cp;
+      while (j < src.n && j - i < 6) {
+        uint32_t next, next_len;
+        if (!decode(src.s, src.n, j, next, next_len)) return false;
+        const Boundary b = boundary(src.s, j, last, next);
+        if (b == Boundary::Unknown) return false;
+        if (b == Boundary::Break) break;
+        last = next, j += next_len;
       }
-      if (matched <= len) {  // character by character: a key within this character
-        const std::string_view r = map.replacement(v);
-        if (need_origin) org.insert(org.end(), r.size(), origin(src.at(i)));
-        dst.append(r);
+      if (j - i < 6 && matched <= j - i && j > i + len) {  // a whole cluster of 2+ characters
+        replace(i, j, map.replacement(v), {src.at(i).begin, src.at(j - 1).end});
+        cp = last, len = j - i;
         continue;
       }
     }
-    if (need_origin) org.insert(org.end(), len, origin(src.at(i)));
-    dst.append(reinterpret_cast<const char*>(src.s + i), len);
+    if (matched <= len) replace(i, i + len, map.replacement(v), src.at(i));  // a key within this character
   }
+  copy_run(src.n);
   return true;
 }
 

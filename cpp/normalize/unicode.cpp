@@ -63,6 +63,7 @@ struct Decomposer {
   std::vector<Scratch::Pending>& pending;
   std::vector<Origin>& slots;
 
+  bool idle() const { return pending.empty(); }
   void flush() {
     if (pending.size() > 1) {
       // The oracle aligns NFD's output by position (NormalizedString::transform consumes the
@@ -120,18 +121,22 @@ Origin Source::at(uint32_t i) const {
   return {b, e};
 }
 
-// What the whole pass makes of each ASCII character: itself, another byte, or nothing (-1).
-// ASCII characters are starters with no decomposition, never Chinese or marks.
+// What the whole pass makes of each ASCII character: one byte, or nothing (-1); -2 if the
+// table says something this shortcut does not model (never, for the oracle's tables: ASCII
+// characters are starters without decompositions, never Chinese, never marks, and
+// lowercase to one ASCII byte).
 void ascii_table(const UnicodeOptions& opt, int16_t out[128]) {
   for (int c = 0; c < 128; c++) {
     int v = c;
-    const uint16_t f = props(uint32_t(c)).flags;
-    if (opt.clean_text && (f & T::kCleanRemove)) v = -1;
-    else if (opt.clean_text && (f & T::kCleanSpace)) v = ' ';
+    const Record& r = props(uint32_t(c));
+    if (r.ccc || r.nfd || r.nfkd || (r.flags & (T::kChinese | T::kHangul | opt.drop))) v = -2;
+    else if (opt.clean_text && (r.flags & T::kCleanRemove)) v = -1;
+    else if (opt.clean_text && (r.flags & T::kCleanSpace)) v = ' ';
     if (v >= 0 && opt.lowercase && props(uint32_t(v)).lower) {
       const std::string_view low = pooled(props(uint32_t(v)).lower);
-      v = low.size() == 1 ? uint8_t(low[0]) : -2;  // (never: ASCII lowercases to one byte)
+      v = low.size() == 1 && uint8_t(low[0]) < 0x80 ? uint8_t(low[0]) : -2;
     }
+    if (v >= 0 && (props(uint32_t(v)).flags & opt.drop_after)) v = -1;
     out[c] = int16_t(v);
   }
 }
@@ -148,38 +153,60 @@ bool unicode_pass(const UnicodeOptions& opt, const Source& src, bool need_origin
     if (ascii[c] == -2) return false;
   // The flags some stage acts on (a character with none of them, ccc 0 and no mapping the
   // pass uses goes through as is).
-  const uint16_t touch = (opt.clean_text ? T::kCleanRemove | T::kCleanSpace : 0) | (opt.chinese ? T::kChinese : 0) |
+  const uint32_t touch = (opt.clean_text ? T::kCleanRemove | T::kCleanSpace : 0) | (opt.chinese ? T::kChinese : 0) |
                          (opt.decompose ? T::kHangul | opt.drop : 0) | opt.drop_after;
+  // Characters no stage changes are copied in runs: `run` is where the current one began.
+  uint32_t run = 0;
+  auto copy_run = [&](uint32_t end) {
+    dst.append(reinterpret_cast<const char*>(src.s + run), end - run);
+    if (need_origin)
+      for (uint32_t k = run; k < end; k++) org.push_back(src.at(k));
+  };
   for (uint32_t i = 0, cp = 0, len = 1; i < src.n; i += len) {
-    if (src.s[i] < 0x80) {  // a run of ASCII: one table lookup a byte
-      d.flush();
-      uint32_t e = i;
-      const size_t before = dst.size();
-      for (; e < src.n && src.s[e] < 0x80; e++) {
-        const int16_t v = ascii[src.s[e]];
-        if (v >= 0) {
-          dst.push_back(char(v));
-          if (need_origin) org.push_back(src.at(e));
+    const uint8_t b = src.s[i];
+    if (b < 0x80) {  // ASCII: one table lookup
+      if (d.idle()) {  // unchanged bytes: the run goes on
+        uint32_t e = i;
+        while (e < src.n && src.s[e] < 0x80 && ascii[src.s[e]] == src.s[e]) e++;
+        if (e > i) {
+          len = e - i;
+          continue;
         }
       }
-      (void)before;
-      len = e - i;
+      len = 1;
+      copy_run(i), run = i + 1;
+      d.flush();
+      if (ascii[b] >= 0) {
+        dst.push_back(char(ascii[b]));
+        if (need_origin) org.push_back(src.at(i));
+      }
       continue;
     }
     if (!decode(src.s, src.n, i, cp, len)) return false;
     const Record& rec = props(cp);
     if (!(rec.flags & touch) && rec.ccc == 0 && !(opt.lowercase && rec.lower) &&
         !(opt.decompose == UnicodeOptions::Nfd && rec.nfd) && !(opt.decompose == UnicodeOptions::Nfkd && rec.nfkd)) {
-      d.flush();  // a starter that no stage changes: as is
-      dst.append(reinterpret_cast<const char*>(src.s + i), len);
-      if (need_origin) org.insert(org.end(), len, src.at(i));
+      if (d.idle()) continue;  // a starter that no stage changes: the run goes on
+      d.flush();               // (after the non-starters before it)
+      run = i;
       continue;
     }
+    copy_run(i), run = i + len;
     const Origin o = need_origin ? src.at(i) : Origin{0, 0};
+    if (opt.chinese && (rec.flags & T::kChinese) && d.idle() && !(rec.flags & touch & ~T::kChinese) &&
+        rec.ccc == 0 && !(opt.lowercase && rec.lower) && !(opt.decompose == UnicodeOptions::Nfd && rec.nfd) &&
+        !(opt.decompose == UnicodeOptions::Nfkd && rec.nfkd)) {
+      // An ideograph nothing else changes: ' ', c, ' ' straight out.
+      dst.push_back(' ');
+      dst.append(reinterpret_cast<const char*>(src.s + i), len);
+      dst.push_back(' ');
+      if (need_origin) org.insert(org.end(), len + 2, o);
+      continue;
+    }
     if (opt.clean_text) {
       // do_clean_text: filter out NUL, U+FFFD and is_control (unicode_categories is_other
       // except \t \n \r), then map is_whitespace to ' ' -- the filter first.
-      const uint16_t f = props(cp).flags;
+      const uint32_t f = props(cp).flags;
       if (f & T::kCleanRemove) continue;
       if (f & T::kCleanSpace) cp = ' ';
     }
@@ -190,7 +217,16 @@ bool unicode_pass(const UnicodeOptions& opt, const Source& src, bool need_origin
     }
     d.feed(cp, o);
   }
+  copy_run(src.n);  // (the pending non-starters are flushed whenever a run starts: none here)
   d.flush();
+  return true;
+}
+
+bool nfkc_inert(const uint8_t* s, uint32_t n) {
+  for (uint32_t i = 0, cp = 0, len = 1; i < n; i += len) {
+    if (!decode(s, n, i, cp, len)) return false;
+    if (props(cp).flags & T::kNfkcChanges) return false;
+  }
   return true;
 }
 
