@@ -19,8 +19,13 @@ what="${1:-all}"
 py="${PYTHON:-python}"
 CXX="${CXX:-g++}"
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -O1 -g"
-export ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:abort_on_error=1:detect_stack_use_after_return=1"
-export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+# reports also go to build/asan/report.* (pytest captures stderr; the file survives the abort)
+mkdir -p build/asan
+export ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:abort_on_error=1:detect_stack_use_after_return=1:log_path=$PWD/build/asan/report:log_exe_name=1"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$PWD/build/asan/report"
+rm -f build/asan/report.*
+# on failure, show the sanitizer's report
+trap 'status=$?; [ $status -ne 0 ] && for f in build/asan/report.*; do [ -e "$f" ] && { echo "--- $f"; head -n 80 "$f"; }; done; exit $status' EXIT
 export TAGPIPE_TEST_DATA="${TAGPIPE_TEST_DATA:-$(cd .. && pwd)/shared}"
 
 # Debug: no -O2 after our -O1, asserts on; no LTO (pybind11 adds it only in Release).

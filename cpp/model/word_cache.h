@@ -31,6 +31,18 @@
 
 namespace tagpipe {
 
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAddressSanitizer = true;
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+
 class WordCache {
  public:
   static constexpr uint32_t kMaxKey = 255;  // longer pieces are not cached
@@ -79,7 +91,8 @@ class WordCache {
   static Key short_key(const uint8_t* p, uint32_t n) {  // n in 1..15
     // The common case: 16 bytes readable from p without crossing into the next page (so
     // without touching memory that might not be mapped); the bytes past n are masked off.
-    if ((reinterpret_cast<uintptr_t>(p) & 4095) <= 4096 - 16) {
+    // (Under AddressSanitizer that read past the piece is reported: the exact path instead.)
+    if (!kAddressSanitizer && (reinterpret_cast<uintptr_t>(p) & 4095) <= 4096 - 16) {
       uint64_t k0, k1;
       std::memcpy(&k0, p, 8);
       std::memcpy(&k1, p + 8, 8);
