@@ -34,6 +34,11 @@ TOKENIZERS = [
     "deepseek-v3",
     "mistral-7b-v0.1",
     "gemma3",
+    "all-minilm-l6-v2",
+    "bert-wiki",
+    "t5-small",
+    "marian-ortx-nmt",
+    "rwkv-midi-wordlevel",
 ]
 MAX_CHARS = 4000  # longest fuzz text: long enough for runs, short enough for ~100 execs/s
 
