@@ -5,15 +5,20 @@
 // so matching at a position is linear in the longest match there.
 //
 // Node 0 is the root (the empty string, which never matches: the oracle only reports a
-// node after it has consumed a byte); its 256 children are a plain array.  The other nodes
-// are numbered in depth-first order of the sorted strings (a subtree is contiguous, so a
-// walk stays in a small region), and each keeps its children's bytes, in order, next to
-// each other (one cache line for most nodes) with the child numbers in a parallel array.
-// Built once, then shared between threads.
+// node after it has consumed a byte); its 256 children are a plain array.  Every other node
+// is one record in a flat array of words, and a node's number is its record's offset:
+//
+//   [value] [k = number of children] [k labels, 4 per word] [k child offsets]
+//
+// so one step of a walk reads one record -- its value, its labels and the child it takes
+// sit side by side (one cache line for most nodes) instead of in three arrays.  Records are
+// laid out in depth-first order of the sorted strings (a subtree is contiguous, so a walk
+// stays in a small region).  Built once, then shared between threads.
 #pragma once
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -54,34 +59,47 @@ class ByteTrie {
       }
       values_[node] = entries[e].second;
     }
-    for (uint32_t& c : root_) c = kNone;
-    for (const auto& [b, next] : kids[0]) root_[b] = next;
-    nodes_.resize(kids.size());
+    // Record offsets (node 0, the root, is a record with no children: they are root_).
+    std::vector<uint32_t> offset(kids.size());
+    size_t size = 0;
     for (size_t n = 0; n < kids.size(); n++) {
-      nodes_[n].value = values_[n];
-      nodes_[n].first = uint32_t(labels_.size());
-      if (n > 0)  // (the root's children are root_)
-        for (const auto& [b, next] : kids[n]) labels_.push_back(b), targets_.push_back(next);
-      nodes_[n].end = uint32_t(labels_.size());
+      const size_t k = n == 0 ? 0 : kids[n].size();
+      offset[n] = uint32_t(size);
+      size += 2 + (k + 3) / 4 + k;
+      if (size >= kNone) throw std::length_error("vocabulary too large for the byte trie (4 G words)");
     }
+    data_.assign(size, 0);
+    for (size_t n = 0; n < kids.size(); n++) {
+      uint32_t* rec = data_.data() + offset[n];
+      const size_t k = n == 0 ? 0 : kids[n].size();
+      rec[0] = values_[n];
+      rec[1] = uint32_t(k);
+      uint8_t* labels = reinterpret_cast<uint8_t*>(rec + 2);
+      uint32_t* targets = rec + 2 + (k + 3) / 4;
+      for (size_t i = 0; i < k; i++) labels[i] = kids[n][i].first, targets[i] = offset[kids[n][i].second];
+    }
+    for (uint32_t& c : root_) c = kNone;
+    for (const auto& [b, next] : kids[0]) root_[b] = offset[next];
     std::vector<uint32_t>().swap(values_);
   }
 
   // The node after `node` reads byte b, or kNone.
   uint32_t child(uint32_t node, uint8_t b) const {
     if (node == 0) return root_[b];
-    const uint32_t begin = nodes_[node].first, end = nodes_[node].end;
-    const uint8_t* labels = labels_.data();
-    if (end - begin <= 16) {
-      for (uint32_t i = begin; i < end; i++)
-        if (labels[i] == b) return targets_[i];
+    const uint32_t* rec = data_.data() + node;
+    const uint32_t k = rec[1];
+    const uint8_t* labels = reinterpret_cast<const uint8_t*>(rec + 2);
+    const uint32_t* targets = rec + 2 + (k + 3) / 4;
+    if (k <= 16) {
+      for (uint32_t i = 0; i < k; i++)
+        if (labels[i] == b) return targets[i];
       return kNone;
     }
-    const void* hit = std::memchr(labels + begin, b, end - begin);
-    return hit ? targets_[size_t(static_cast<const uint8_t*>(hit) - labels)] : kNone;
+    const void* hit = std::memchr(labels, b, k);
+    return hit ? targets[static_cast<const uint8_t*>(hit) - labels] : kNone;
   }
   // The value of the string that ends at `node`, or kNone.
-  uint32_t value(uint32_t node) const { return nodes_[node].value; }
+  uint32_t value(uint32_t node) const { return data_[node]; }
 
   // The node of s[0..n), or kNone.
   uint32_t walk(const uint8_t* s, size_t n) const {
@@ -91,15 +109,9 @@ class ByteTrie {
   }
 
  private:
-  struct Node {  // (a node's fields in one cache line: a walk reads them together)
-    uint32_t first, end;  // its children are labels_/targets_[first .. end)
-    uint32_t value;
-  };
   uint32_t root_[256];
   std::vector<uint32_t> values_;  // (while building)
-  std::vector<Node> nodes_;
-  std::vector<uint8_t> labels_;
-  std::vector<uint32_t> targets_;
+  std::vector<uint32_t> data_;    // the records
 };
 
 }  // namespace tagpipe
