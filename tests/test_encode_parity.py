@@ -87,7 +87,8 @@ NATIVE_NAMES = ["gpt2", "gpt2-new-format", "roberta-base", "phi-2", "gpt-neox-20
                 "wiki-bpe-whitespace", "all-minilm-l6-v2", "bert-wiki", "t5-small", "marian-ortx-nmt",
                 "rwkv-midi-wordlevel"]
 HYPOTHESIS_FAMILIES = ["gpt2", "llama3", "gpt-4o", "qwen3", "deepseek-v3", "llama2",
-                       "mistral-7b-v0.1", "gemma3"]
+                       "mistral-7b-v0.1", "gemma3", "all-minilm-l6-v2", "bert-wiki", "t5-small",
+                       "marian-ortx-nmt", "rwkv-midi-wordlevel"]
 
 
 def _path(name: str) -> Path:
