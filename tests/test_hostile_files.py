@@ -19,6 +19,8 @@ import tagpipe
 from tagpipe import cli
 from tagpipe.spec import TokenizerJsonError
 
+import test_malformed as malformed
+
 BASE = json.loads(cli.bundled_tokenizer_json())
 TEXTS = ["Hello the world !", " the the  the", "ab abbbbbbbbbbbbbbbbbbbb aab", "xyxyxyxyxyxyxyxyyx yxxy", "東京 naïve 12345", "", "<x><x>a<x>"]
 MAX_SECONDS = 60
@@ -101,29 +103,8 @@ CASES = {
 }
 
 
-def oracle_or_none(text):
-    try:
-        return tokenizers.Tokenizer.from_str(text)
-    except Exception:  # noqa: BLE001 - the oracle's refusals are plain Exceptions
-        return None
-
-
 def check_like_the_oracle(text: str, path, texts=TEXTS):
-    oracle = oracle_or_none(text)
-    t0 = time.monotonic()
-    try:
-        tok = tagpipe.Tokenizer.from_str(text)
-    except TokenizerJsonError as e:
-        assert oracle is None, f"the oracle accepts it, tagpipe refused: {e}"
-        assert path is not None and path in str(e), str(e)[:300]
-        return None
-    finally:
-        assert time.monotonic() - t0 < MAX_SECONDS
-    assert oracle is not None, "tagpipe accepted a file the oracle refuses"
-    for t in texts:
-        assert tok.encode(t) == oracle.encode(t).ids, t
-    assert tok.encode_batch(texts, num_threads=2) == [e.ids for e in oracle.encode_batch(texts)]
-    return tok
+    return malformed.check_like_the_oracle(text, path, texts, MAX_SECONDS)
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -60,23 +60,35 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_accepted_exactly_when_the_oracle_accepts(name):
-    text, path = CASES[name]
+def oracle_or_none(text):
     try:
-        oracle = tokenizers.Tokenizer.from_str(text)
+        return tokenizers.Tokenizer.from_str(text)
     except Exception:  # noqa: BLE001 - the oracle's refusals are plain Exceptions
-        oracle = None
+        return None
+
+
+def check_like_the_oracle(text: str, path, texts=TEXTS, max_seconds: float = 60):
+    """tagpipe accepts `text` exactly when the oracle does (then the same ids on `texts`, one
+    by one and as a 2-thread batch); else its TokenizerJsonError names `path`.  Also used by
+    tests/test_hostile_files.py.  Returns the Tokenizer, or None when refused."""
+    oracle = oracle_or_none(text)
     t0 = time.monotonic()
     try:
         tok = tagpipe.Tokenizer.from_str(text)
     except TokenizerJsonError as e:
         assert oracle is None, f"the oracle accepts it, tagpipe refused: {e}"
         assert path is not None and path in str(e), str(e)[:300]
-        tok = None
-    assert time.monotonic() - t0 < 60
-    if oracle is None:
-        assert tok is None, "tagpipe accepted a file the oracle refuses"
-        return
-    for t in TEXTS:
+        return None
+    finally:
+        assert time.monotonic() - t0 < max_seconds
+    assert oracle is not None, "tagpipe accepted a file the oracle refuses"
+    for t in texts:
         assert tok.encode(t) == oracle.encode(t).ids, t
+    assert tok.encode_batch(texts, num_threads=2) == [e.ids for e in oracle.encode_batch(texts)]
+    return tok
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_accepted_exactly_when_the_oracle_accepts(name):
+    text, path = CASES[name]
+    check_like_the_oracle(text, path)
