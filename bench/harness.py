@@ -19,6 +19,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
@@ -52,6 +53,19 @@ class Engine:
     name: str
     run: Callable[[list[str]], tuple[Any, int]]
     verify: Optional[Callable[[list[str], Any], Optional[str]]] = None
+
+
+def per_call(fn: Callable[[str], Any]) -> Callable[[list[str]], tuple[None, int]]:
+    """An Engine.run that calls fn on each document and times only those calls (for the
+    oracle's Python entry points: normalize_str, pre_tokenize_str)."""
+    def run(docs: list[str]) -> tuple[None, int]:
+        t = 0
+        for d in docs:
+            t0 = time.perf_counter_ns()
+            fn(d)
+            t += time.perf_counter_ns() - t0
+        return None, t
+    return run
 
 
 @dataclass

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -47,15 +46,7 @@ def engines(model: str) -> list[harness.Engine]:
                 return "pieces differ from the oracle"
         return None
 
-    def run_oracle(docs):
-        t = 0
-        for d in docs:
-            t0 = time.perf_counter_ns()
-            oracle.pre_tokenize_str(d)
-            t += time.perf_counter_ns() - t0
-        return None, t
-
-    return [harness.Engine(f"tagpipe", run_ours, verify_ours), harness.Engine("tokenizers", run_oracle)]
+    return [harness.Engine(f"tagpipe", run_ours, verify_ours), harness.Engine("tokenizers", harness.per_call(oracle.pre_tokenize_str))]
 
 
 def main() -> int:
