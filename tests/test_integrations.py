@@ -229,7 +229,18 @@ def test_one_native_thread_by_default_in_datasets_workers(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def ray_local():
+def away_from_the_checkout(tmp_path_factory):
+    """Ray's and pyspark's workers put the driver's working directory first on their sys.path:
+    started from the checkout they would import its tagpipe/ (the sources, with no built
+    extension) instead of the installed package.  Start them, and run their tests, elsewhere."""
+    old = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("engines"))
+    yield
+    os.chdir(old)
+
+
+@pytest.fixture(scope="module")
+def ray_local(away_from_the_checkout):
     if not _has("ray"):
         pytest.skip("ray is not installed (pip install 'tagpipe[ray]')")
     import ray
@@ -267,7 +278,7 @@ def test_one_native_thread_by_default_in_ray_workers(ray_local):
 
 
 @pytest.fixture(scope="module")
-def spark_local():
+def spark_local(away_from_the_checkout):
     if not _has("pyspark"):
         pytest.skip("pyspark is not installed (pip install 'tagpipe[spark]')")
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
