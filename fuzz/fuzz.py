@@ -11,8 +11,9 @@ from pathlib import Path
 
 import atheris
 
+# (the harness beside this file; tagpipe as installed -- or from PYTHONPATH for an in-place
+# build: the checkout's own tagpipe/ has no extension unless it was built there)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 with atheris.instrument_imports(include=["harness", "tagpipe"]):
     import tagpipe  # noqa: F401 - instrumented: its Python layer's branches guide the fuzzer too
