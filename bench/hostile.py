@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 
 import tokenizers
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import tagpipe  # noqa: E402
+import tagpipe  # noqa: E402 - as installed (or PYTHONPATH for an in-place build)
 
 MB = 1 << 20
 

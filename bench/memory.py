@@ -27,8 +27,7 @@ from pathlib import Path
 import numpy as np
 import tokenizers
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import tagpipe  # noqa: E402
+import tagpipe  # noqa: E402 - as installed (or PYTHONPATH for an in-place build)
 from tagpipe.tokenizer import DEFAULT_CACHE_BYTES, ENV_CACHE  # noqa: E402
 
 MiB = 1 << 20
