@@ -19,7 +19,7 @@ from pathlib import Path
 
 import tokenizers
 
-import tagpipe  # noqa: E402 - as installed (or PYTHONPATH for an in-place build)
+import tagpipe  # as installed (or PYTHONPATH for an in-place build)
 
 MB = 1 << 20
 

@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 import tokenizers
 
-import tagpipe  # noqa: E402 - as installed (or PYTHONPATH for an in-place build)
-from tagpipe.tokenizer import DEFAULT_CACHE_BYTES, ENV_CACHE  # noqa: E402
+import tagpipe  # as installed (or PYTHONPATH for an in-place build)
+from tagpipe.tokenizer import DEFAULT_CACHE_BYTES, ENV_CACHE
 
 MiB = 1 << 20
 
