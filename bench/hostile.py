@@ -13,12 +13,11 @@ previous one projects past --max-seconds.
 from __future__ import annotations
 
 import argparse
-import os
 import time
-from pathlib import Path
 
 import tokenizers
 
+import harness  # bench/harness.py, beside this script
 import tagpipe  # as installed (or PYTHONPATH for an in-place build)
 
 MB = 1 << 20
@@ -59,11 +58,6 @@ def pattern(name: str, nbytes: int) -> str:
     return text.encode("utf-8")[:nbytes].decode("utf-8", "ignore")
 
 
-def shared_dir() -> Path:
-    env = os.environ.get("TAGPIPE_TEST_DATA")
-    return Path(env) if env else Path(__file__).resolve().parent.parent.parent / "shared"
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tokenizers", default="gpt2,llama2,llama3,gpt-4o")
@@ -78,7 +72,7 @@ def main() -> None:
           + " | growth per 10x | 1 MB ids == oracle (oracle s) |")
     print("|---|---|" + "---|" * len(sizes) + "---|---|")
     for name in args.tokenizers.split(","):
-        path = shared_dir() / "tokenizers" / name / "tokenizer.json"
+        path = harness.shared_dir() / "tokenizers" / name / "tokenizer.json"
         tok = tagpipe.Tokenizer.from_file(path)
         oracle = tokenizers.Tokenizer.from_file(str(path))
         for pat in args.patterns.split(","):

@@ -19,7 +19,6 @@ copy coexist while it assembles the result) plus one chunk of input.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -27,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import tokenizers
 
+import harness  # bench/harness.py, beside this script
 import tagpipe  # as installed (or PYTHONPATH for an in-place build)
 from tagpipe.tokenizer import DEFAULT_CACHE_BYTES, ENV_CACHE
 
@@ -63,11 +63,6 @@ def chunk(rng: np.random.Generator, nbytes: int, doc_bytes: int) -> list[str]:
     return parts
 
 
-def shared_dir() -> Path:
-    env = os.environ.get("TAGPIPE_TEST_DATA")
-    return Path(env) if env else Path(__file__).resolve().parent.parent.parent / "shared"
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tokenizer", default="gpt2")
@@ -78,7 +73,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=None)
     args = ap.parse_args()
 
-    path = shared_dir() / "tokenizers" / args.tokenizer / "tokenizer.json"
+    path = harness.shared_dir() / "tokenizers" / args.tokenizer / "tokenizer.json"
     tok = tagpipe.Tokenizer.from_file(path, cache_bytes=args.cache_bytes)
     rng = np.random.default_rng(1)
     chunk_bytes = args.chunk_mb * MiB
