@@ -9,9 +9,11 @@ The baseline is the resident set after the tokenizer is loaded and the first chu
 generated and encoded once (its ids are checked against the oracle); the peak is the
 kernel's high-water mark (VmHWM, reset through /proc/self/clear_refs) over the rest of the
 run.  The bound it is compared with: the word cache budget (tagpipe.tokenizer
-DEFAULT_CACHE_BYTES, or TAGPIPE_CACHE_BYTES, or --cache-bytes) plus three times one chunk's
-output (ids and offsets: encode_batch_flat's per-thread buffers, the joined ids and the numpy
-copy coexist while it assembles the result) plus one chunk of input.
+DEFAULT_CACHE_BYTES, or TAGPIPE_CACHE_BYTES, or --cache-bytes) plus one chunk's output (ids
+and offsets: encode_batch_flat holds a batch's ids once -- the threads encode it in rounds of
+about 4 MiB of text, and their buffers hold one round's ids, which then join the result;
+the bound allows a round the worst case of one id per byte, in buffers grown by doubling)
+plus one chunk of input.
 
     python bench/memory.py                          # gpt2, 1 GB, default budget (128 MiB)
     python bench/memory.py --tokenizer llama3 --gigabytes 0.25 --cache-bytes 33554432
@@ -31,6 +33,7 @@ import tagpipe  # as installed (or PYTHONPATH for an in-place build)
 from tagpipe.tokenizer import DEFAULT_CACHE_BYTES, ENV_CACHE
 
 MiB = 1 << 20
+ROUND_BYTES = 4 * MiB  # Encoder::kRoundBytes (cpp/encode/encoder.h)
 
 
 def status(key: str) -> int:
@@ -96,6 +99,7 @@ def main() -> None:
     used_max = 0
     for k in range(n_chunks):
         if k:
+            docs = None  # (one chunk of input at a time)
             docs = chunk(rng, chunk_bytes, args.doc_bytes)
         ids, offsets = tok.encode_batch_flat(docs, num_threads=args.threads)
         total += sum(map(len, docs))
@@ -106,15 +110,16 @@ def main() -> None:
     dt = time.perf_counter() - t0
     peak = status("VmHWM")
     growth = peak - base
-    # encode_batch_flat holds a batch's ids up to three times while it assembles the result:
-    # the per-thread buffers (grown by doubling, so up to twice the ids), then the joined
-    # array, then the numpy copy handed to Python
-    bound = tok.cache_bytes + 3 * output_bound + chunk_bytes
+    # encode_batch_flat: the batch's ids once, plus one round in the threads' buffers (at
+    # most one id per byte of its text: 4 bytes per byte, twice that while they double)
+    round_bound = 2 * 4 * ROUND_BYTES
+    bound = tok.cache_bytes + output_bound + round_bound + chunk_bytes
     print(f"tokenizer {args.tokenizer}, {total / 1e9:.2f} GB of mostly unique text in {n_chunks} chunks of "
           f"{args.chunk_mb} MiB, {tokens:,} tokens, {dt:.0f} s ({total / MiB / dt:.1f} MiB/s)")
     print(f"RSS after loading (baseline) {base / MiB:.0f} MiB, peak {peak / MiB:.0f} MiB: "
           f"growth {growth / MiB:.1f} MiB")
-    print(f"bound: cache budget {tok.cache_bytes / MiB:.0f} MiB + 3 x one chunk's output {output_bound / MiB:.1f} MiB "
+    print(f"bound: cache budget {tok.cache_bytes / MiB:.0f} MiB + one chunk's output {output_bound / MiB:.1f} MiB "
+          f"+ one round's buffers {round_bound / MiB:.0f} MiB "
           f"+ one chunk of input {chunk_bytes / MiB:.0f} MiB = {bound / MiB:.1f} MiB; "
           f"the caches held at most {used_max / MiB:.1f} MiB (cache_used)")
     print("within the bound" if growth <= bound else "OVER THE BOUND")

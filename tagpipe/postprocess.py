@@ -55,6 +55,18 @@ class PostProcess:
         limit = self.max_length - n_added
         return None if limit < 0 else limit  # (the oracle's usize wraps: no truncation)
 
+    def native(self, add_special: bool) -> Optional[tuple[int, bool]]:
+        """The truncation the native encoder applies itself: (limit, cut_left), limit -1 for
+        none; None when no text can be cut natively because a text may be the oracle's error
+        (`failing`: OnlySecond, or a stride the cut cannot take) -- then `truncate` does it.
+        Natively, a right cut also stops the model once the body is long enough."""
+        limit = self.limit(add_special)
+        if limit is None:
+            return -1, False
+        if limit and (self.only_second or self.stride >= limit):
+            return None
+        return limit, self.cut_left
+
     def failing(self, lengths: np.ndarray, add_special: bool) -> np.ndarray:
         """Where the oracle fails (it is asked, to raise its own error): a body that must be cut
         under OnlySecond, or with a stride the cut cannot take."""

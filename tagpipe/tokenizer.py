@@ -473,17 +473,20 @@ class Tokenizer:
         if not isinstance(text, str):
             raise TypeError(f"encode expects str, got {type(text).__name__}")
         if self._native is not None:
+            cut = self._post.native(add_special_tokens)
             try:
-                ids = self._native.encode(text, add_special_tokens)
+                ids = self._native.encode(text, add_special_tokens, *(cut or (-1, False)))
             except UnicodeEncodeError:
                 _utf8(text)  # raises the clear ValueError
                 raise
             if ids is not None and self._post.active:
                 offsets = np.array([0, len(ids)], dtype=np.int64)
-                if self._post.failing(np.diff(offsets), add_special_tokens)[0]:
+                if cut is None and self._post.failing(np.diff(offsets), add_special_tokens)[0]:
                     ids = None  # the oracle's error: it raises it
                 else:
-                    ids, _ = self._post.pad(*self._post.truncate(ids, offsets, add_special_tokens))
+                    if cut is None:
+                        ids, offsets = self._post.truncate(ids, offsets, add_special_tokens)
+                    ids, _ = self._post.pad(ids, offsets)
             if ids is not None:
                 return ids
         return np.asarray(self._delegate(text, add_special_tokens), dtype=np.uint32)
@@ -516,13 +519,15 @@ class Tokenizer:
         threads = self._threads(num_threads)
         if self._native is None:
             return self._post.pad(*self._delegate_all(texts, add_special_tokens))
+        cut = self._post.native(add_special_tokens)
         try:
-            ids, offsets, delegate = self._native.encode_batch(texts, add_special_tokens, threads)
+            ids, offsets, delegate = self._native.encode_batch(texts, add_special_tokens, threads,
+                                                               *(cut or (-1, False)))
         except UnicodeEncodeError:
             for t in texts:
                 _utf8(t)
             raise
-        return self._finish(ids, offsets, delegate, texts.__getitem__, add_special_tokens)
+        return self._finish(ids, offsets, delegate, texts.__getitem__, add_special_tokens, cut=cut)
 
     @staticmethod
     def _threads(num_threads: Optional[int]) -> int:
@@ -543,10 +548,11 @@ class Tokenizer:
         np.cumsum([len(p) for p in parts], out=offsets[1:])
         return (np.concatenate(parts) if parts else np.zeros(0, np.uint32)), offsets
 
-    def _finish(self, ids, offsets, delegate, text_of, add_special_tokens, live=None):
-        """A native batch's truncation, its delegated texts' oracle ids (the oracle truncates
-        and pads each), then the padding of the batch (rows not `live` -- null -- stay empty)."""
-        if self._post.active:
+    def _finish(self, ids, offsets, delegate, text_of, add_special_tokens, live=None, cut=None):
+        """A native batch's truncation (unless the encoder did it: `cut`, from
+        PostProcess.native), its delegated texts' oracle ids (the oracle truncates and pads
+        each), then the padding of the batch (rows not `live` -- null -- stay empty)."""
+        if self._post.active and cut is None:
             delegate = delegate.astype(bool) | self._post.failing(np.diff(offsets), add_special_tokens)
             ids, offsets = self._post.truncate(ids, offsets, add_special_tokens)
         ids, offsets = self._splice_delegated(ids, offsets, delegate, text_of, add_special_tokens)
@@ -575,8 +581,9 @@ class Tokenizer:
             offsets = np.zeros(len(parts) + 1, dtype=np.int64)
             np.cumsum([len(p) for p in parts], out=offsets[1:])
             return self._post.pad(np.concatenate(parts) if parts else np.zeros(0, np.uint32), offsets, live)
+        cut = self._post.native(add_special_tokens)
         ids, offsets, delegate = self._native.encode_spans(column.data, column.starts, column.ends,
-                                                           add_special_tokens, threads)
+                                                           add_special_tokens, threads, *(cut or (-1, False)))
         if live is not None and live.size and not live.all():  # null rows: no ids, not even specials
             lengths = np.diff(offsets)
             keep = np.repeat(live, lengths)
@@ -584,7 +591,7 @@ class Tokenizer:
             lengths[~live] = 0
             offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
             delegate = delegate & live
-        return self._finish(ids, offsets, delegate, column.text, add_special_tokens, live)
+        return self._finish(ids, offsets, delegate, column.text, add_special_tokens, live, cut=cut)
 
     def encode_arrow(self, texts: Any, add_special_tokens: bool = True, num_threads: Optional[int] = None,
                      *, nulls: str = "error") -> Any:

@@ -19,6 +19,8 @@ import tokenizers
 import tagpipe
 from tagpipe.pretokenizer import BYTE_CHARS
 
+from conftest import SHARED, needs_shared
+
 TEXTS = ["", "a", "Hello world", "one two three four five six seven eight nine ten eleven",
          "x" * 40, " ".join(str(i) for i in range(60)), "unicode: ünïcode 中文 ▁test"]
 
@@ -141,3 +143,62 @@ def test_arrow_columns_are_truncated_and_padded_like_lists():
     column = pa.array(TEXTS[:2] + [None])
     out = tok.encode_arrow(column, nulls="null").to_pylist()
     assert out == [e.ids for e in ref.encode_batch(TEXTS[:2])] + [None]
+
+
+# -- the native cut: a right truncation stops the model once the body is long enough --------
+
+EARLY_STOP_NAMES = ["gpt2", "llama2", "all-minilm-l6-v2", "bert-wiki", "t5-small", "llama3"]
+
+
+def _truncated(text: str, max_length: int, direction: str = "Right") -> str:
+    doc = json.loads(text)
+    doc["truncation"] = {"direction": direction, "max_length": max_length, "strategy": "LongestFirst", "stride": 0}
+    doc["padding"] = None
+    return json.dumps(doc)
+
+
+@needs_shared
+@pytest.mark.parametrize("name", EARLY_STOP_NAMES)
+def test_native_cut_equals_the_oracle_on_real_files(name):
+    """Documents far longer than the limit, with added tokens before, at and after the cut:
+    the model stops early (right) or everything is encoded and the tail kept (left); either
+    way the ids are the oracle's, with and without special tokens."""
+    text = (SHARED / "tokenizers" / name / "tokenizer.json").read_text(encoding="utf-8")
+    specials = [t["content"] for t in json.loads(text)["added_tokens"]][:4]
+    docs = [d for corpus in ("english", "multilingual", "code")
+            for d in (SHARED / "corpora" / f"{corpus}.txt").read_text(encoding="utf-8").split("\n\n")[3:6]]
+    docs = [d[:3000] for d in docs]
+    docs += [f"{specials[i % len(specials)]} ".join(docs[i].split(" ", 40)) for i in range(3)]
+    docs += ["", " ", specials[0] * 30, "a " * 200 + specials[-1]]
+    for max_length in (0, 1, 2, 7, 64, 200):
+        for direction in ("Right", "Left"):
+            cut = _truncated(text, max_length, direction)
+            ref = tokenizers.Tokenizer.from_str(cut)
+            with tagpipe.delegation_disabled():
+                tok = tagpipe.Tokenizer.from_str(cut)
+                for add in (True, False):
+                    want = [e.ids for e in ref.encode_batch(docs, add_special_tokens=add)]
+                    ids, offsets = tok.encode_batch_flat(docs, add_special_tokens=add, num_threads=2)
+                    got = [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(docs))]
+                    assert got == want, (name, max_length, direction, add)
+                    assert tok.encode(docs[0], add_special_tokens=add) == want[0]
+
+
+def test_native_cut_does_not_hide_an_error_after_the_limit():
+    """A WordPiece without an unk token errors on an unknown word anywhere in the text -- also
+    after the part truncation keeps -- so that text is not cut short: the oracle raises."""
+    vocab = {"[CLS]": 0, "[SEP]": 1, "a": 2, "b": 3, "##a": 4, "##b": 5}
+    doc = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
+           "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None, "decoder": None,
+           "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                     "max_input_chars_per_word": 100, "vocab": vocab}}
+    cut = _truncated(json.dumps(doc), 2)
+    ref = tokenizers.Tokenizer.from_str(cut)
+    tok = tagpipe.Tokenizer.from_str(cut)
+    assert tok.encode("a b ab ba") == ref.encode("a b ab ba").ids == [2, 3]
+    with pytest.raises(Exception) as oracle_error:
+        ref.encode("a b ab zz")
+    with pytest.raises(type(oracle_error.value)):
+        tok.encode("a b ab zz")
+    with pytest.raises(type(oracle_error.value)):
+        tok.encode_batch_flat(["a b", "a b ab zz"])

@@ -298,23 +298,22 @@ class PyEncoder {
   explicit PyEncoder(const py::dict& d) : impl_(spec(d)) {}
 
   // uint32 ids, or None when the text must be delegated.
-  py::object encode(py::handle text, bool add_special) const {
+  py::object encode(py::handle text, bool add_special, int64_t limit, bool left) const {
     Bytes in(text);
     check_size(in.size);
     std::vector<uint32_t> ids;
     bool ok;
+    const Truncation trunc = truncation(limit, left);
     {
       py::gil_scoped_release nogil;
-      ok = impl_.encode(in.data, uint32_t(in.size), add_special, ids);
+      ok = impl_.encode(in.data, uint32_t(in.size), add_special, ids, trunc);
     }
     if (!ok) return py::none();
-    py::array_t<uint32_t> out(py::ssize_t(ids.size()));
-    std::copy(ids.begin(), ids.end(), out.mutable_data());
-    return std::move(out);
+    return to_numpy(std::move(ids));
   }
 
   // (ids uint32[N], offsets int64[n+1], delegate bool[n]) for a list of str.
-  py::tuple encode_batch(const py::list& texts, bool add_special, int threads) const {
+  py::tuple encode_batch(const py::list& texts, bool add_special, int threads, int64_t limit, bool left) const {
     std::vector<Bytes> keep;
     keep.reserve(texts.size());
     std::vector<std::pair<const uint8_t*, uint32_t>> docs;
@@ -324,7 +323,7 @@ class PyEncoder {
       check_size(keep.back().size);
       docs.emplace_back(keep.back().data, uint32_t(keep.back().size));
     }
-    return run_batch(docs, add_special, threads);
+    return run_batch(docs, add_special, threads, truncation(limit, left));
   }
 
   // The same for texts laid out as an Arrow string column: text i is the UTF-8 bytes
@@ -332,7 +331,7 @@ class PyEncoder {
   // has checked that the bytes are UTF-8 and mapped nulls).
   py::tuple encode_spans(py::handle data, const py::array_t<int64_t, py::array::c_style>& starts,
                          const py::array_t<int64_t, py::array::c_style>& ends, bool add_special,
-                         int threads) const {
+                         int threads, int64_t limit, bool left) const {
     Bytes in(data);
     if (starts.ndim() != 1 || ends.ndim() != 1 || starts.shape(0) != ends.shape(0))
       throw py::value_error("starts and ends must be 1-D arrays of one length");
@@ -346,7 +345,7 @@ class PyEncoder {
       check_size(size_t(e[i] - b[i]));
       docs[i] = {in.data + b[i], uint32_t(e[i] - b[i])};
     }
-    return run_batch(docs, add_special, threads);
+    return run_batch(docs, add_special, threads, truncation(limit, left));
   }
 
   size_t cache_used() const { return impl_.cache_used(); }
@@ -381,16 +380,27 @@ class PyEncoder {
     py::capsule free_it(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
     return py::array_t<T>(py::ssize_t(owned->size()), owned->data(), free_it);
   }
+  static py::array_t<uint32_t> to_numpy(IdBuffer& ids) {
+    const size_t n = ids.size();
+    if (n == 0) return py::array_t<uint32_t>(0);
+    uint32_t* p = ids.release();
+    py::capsule free_it(p, [](void* q) { std::free(q); });
+    return py::array_t<uint32_t>(py::ssize_t(n), p, free_it);
+  }
+  static Truncation truncation(int64_t limit, bool left) {
+    if (limit < Truncation::kNone) throw py::value_error("truncate: a number of ids, or -1 for none");
+    return Truncation{limit, left};
+  }
   py::tuple run_batch(const std::vector<std::pair<const uint8_t*, uint32_t>>& docs, bool add_special,
-                      int threads) const {
+                      int threads, Truncation trunc) const {
     Encoder::Batch batch;
     {
       py::gil_scoped_release nogil;
-      impl_.encode_batch(docs, add_special, threads, batch);
+      impl_.encode_batch(docs, add_special, threads, batch, trunc);
     }
     py::array_t<bool> delegate(py::ssize_t(batch.delegate.size()));
     std::copy(batch.delegate.begin(), batch.delegate.end(), delegate.mutable_data());
-    return py::make_tuple(to_numpy(std::move(batch.ids)), to_numpy(std::move(batch.offsets)), delegate);
+    return py::make_tuple(to_numpy(batch.ids), to_numpy(std::move(batch.offsets)), delegate);
   }
   static void check_size(size_t n) {
     if (n > UINT32_MAX - 64) throw py::value_error("text longer than 4 GiB");
@@ -548,11 +558,15 @@ PYBIND11_MODULE(_core, m) {
 
   py::class_<PyEncoder>(m, "Encoder")
       .def(py::init<const py::dict&>(), py::arg("spec"))
-      .def("encode", &PyEncoder::encode, py::arg("text"), py::arg("add_special_tokens"))
+      // truncate: keep the first (truncate_left: the last) `truncate` ids of the model's
+      // output, before the special tokens; -1: all of them (tagpipe.postprocess)
+      .def("encode", &PyEncoder::encode, py::arg("text"), py::arg("add_special_tokens"), py::arg("truncate") = -1,
+           py::arg("truncate_left") = false)
       .def("encode_batch", &PyEncoder::encode_batch, py::arg("texts"), py::arg("add_special_tokens"),
-           py::arg("threads"))
+           py::arg("threads"), py::arg("truncate") = -1, py::arg("truncate_left") = false)
       .def("encode_spans", &PyEncoder::encode_spans, py::arg("data"), py::arg("starts"), py::arg("ends"),
-           py::arg("add_special_tokens"), py::arg("threads"))
+           py::arg("add_special_tokens"), py::arg("threads"), py::arg("truncate") = -1,
+           py::arg("truncate_left") = false)
       .def("clear_cache", &PyEncoder::clear_cache)
       .def("profile", &PyEncoder::profile, py::arg("texts"), py::arg("add_special_tokens"))
       .def_property_readonly("cache_used", &PyEncoder::cache_used)

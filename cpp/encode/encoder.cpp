@@ -41,7 +41,8 @@ Encoder::Encoder(EncoderSpec spec)
       prefix_ids_(std::move(spec.prefix_ids)),
       suffix_ids_(std::move(spec.suffix_ids)),
       cache_bytes_(spec.cache_bytes),
-      need_origin_(pre_tokenizer_.needs_origin()) {}
+      need_origin_(pre_tokenizer_.needs_origin()),
+      model_can_fail_(piece_model_ && piece_model_->can_fail()) {}
 
 // The caches are handed out one per concurrent encode; together they stay within the
 // budget: each one's share is the budget over the number of caches, and the budgets given
@@ -120,21 +121,24 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
   for (size_t k = 0; k < count && k < kAhead; k++) cache.prefetch(t.bytes + pieces[k].begin, pieces[k].end - pieces[k].begin);
   IdSink& sink = w.sink;
   for (size_t k = 0; k < count; k++) {
+    if (sink.size >= w.stop_at) break;  // (the ids of waiting misses only add to it)
     if (k + kAhead < count) {
       const pretok::Piece& a = pieces[k + kAhead];
       cache.prefetch(t.bytes + a.begin, a.end - a.begin);
     }
     const uint8_t* p = t.bytes + pieces[k].begin;
     const uint32_t n = pieces[k].end - pieces[k].begin;
-    if (n < 16)
-      if (const uint32_t c = cache.find_short(p, n, sink.room(4))) {
-        sink.size += c;
+    const uint32_t c = n < 16 ? cache.find_short(p, n, sink.room(4)) : WordCache::kInLong;
+    if (c - 1 < 4) {  // 1..4 ids: a hit
+      sink.size += c;
+      continue;
+    }
+    if (c == WordCache::kInLong) {  // a long piece, or a short one with more than 4 ids
+      w.bpe_out.clear();
+      if (cache.find_long(p, n, w.bpe_out)) {
+        sink.append(w.bpe_out.data(), w.bpe_out.size());
         continue;
       }
-    w.bpe_out.clear();
-    if (cache.find_long(p, n, w.bpe_out)) {  // (short pieces with more than 4 ids live there too)
-      sink.append(w.bpe_out.data(), w.bpe_out.size());
-      continue;
     }
     size_t job = 0;
     while (job < w.jobs.size() && !(w.jobs[job].n == n && std::memcmp(w.jobs[job].s, p, n) == 0)) job++;
@@ -195,6 +199,7 @@ bool Encoder::encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& 
   if (normalized_.empty()) w.norm_segments.push_back({added::Segment::kText, 0, w.gap.size});
   else normalized_.split(w.gap.bytes, w.gap.size, w.norm_segments);
   for (const added::Segment& seg : w.norm_segments) {
+    if (w.sink.size >= w.stop_at) break;
     if (seg.id != added::Segment::kText) {
       w.sink.push(seg.id);
       continue;
@@ -216,35 +221,51 @@ bool Encoder::encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& 
   return true;
 }
 
-bool Encoder::encode_with(const uint8_t* s, uint32_t n, bool add_special, Worker& w, WordCache& cache) const {
+bool Encoder::encode_with(const uint8_t* s, uint32_t n, bool add_special, Truncation trunc, Worker& w,
+                          WordCache& cache) const {
   const size_t base = w.sink.size;
   if (add_special) w.sink.append(prefix_ids_.data(), prefix_ids_.size());
+  const size_t body = w.sink.size;
+  const size_t limit = size_t(trunc.limit);
+  // A right truncation stops the work once the body is long enough -- unless a later piece
+  // could be the oracle's error (then the whole text must be seen).
+  w.stop_at = trunc.limit != Truncation::kNone && !trunc.left && !model_can_fail_ ? body + limit : SIZE_MAX;
   w.raw_segments.clear();
   {
     Timer t(w.times ? &w.times->split : nullptr);
     if (raw_.empty()) w.raw_segments.push_back({added::Segment::kText, 0, n});
     else raw_.split(s, n, w.raw_segments);
   }
-  for (size_t k = 0; k < w.raw_segments.size(); k++) {
+  for (size_t k = 0; k < w.raw_segments.size() && w.sink.size < w.stop_at; k++) {
     const added::Segment seg = w.raw_segments[k];  // (a copy: encode_gap reuses the worker)
     if (seg.id != added::Segment::kText) {
       w.sink.push(seg.id);
     } else if (!encode_gap(s + seg.begin, seg.end - seg.begin, seg.begin, w, cache)) {
       w.sink.size = base;
+      w.stop_at = SIZE_MAX;
       return false;
     }
+  }
+  w.stop_at = SIZE_MAX;
+  if (trunc.limit != Truncation::kNone && w.sink.size - body > limit) {
+    uint32_t* ids = w.sink.buf.data();
+    if (trunc.left) std::memmove(ids + body, ids + w.sink.size - limit, limit * sizeof(uint32_t));
+    w.sink.size = body + limit;
   }
   if (add_special) w.sink.append(suffix_ids_.data(), suffix_ids_.size());
   return true;
 }
 
-bool Encoder::encode(const uint8_t* s, uint32_t n, bool add_special, std::vector<uint32_t>& out) const {
+bool Encoder::encode(const uint8_t* s, uint32_t n, bool add_special, std::vector<uint32_t>& out,
+                     Truncation trunc) const {
   WordCache* cache = acquire_cache();
   Worker& w = thread_worker();
   w.sink.size = 0;
-  const bool ok = encode_with(s, n, add_special, w, *cache);
+  const bool ok = encode_with(s, n, add_special, trunc, w, *cache);
   release_cache(cache);
   if (ok) out.insert(out.end(), w.sink.buf.begin(), w.sink.buf.begin() + w.sink.size);
+  // (the thread keeps its sink for the next text, unless a huge text made it huge)
+  if (w.sink.buf.size() > kKeepSinkIds) std::vector<uint32_t>().swap(w.sink.buf);
   return ok;
 }
 
@@ -255,7 +276,7 @@ StageTimes Encoder::profile(const std::vector<std::pair<const uint8_t*, uint32_t
   w.times = &times;
   for (const auto& d : docs) {
     w.sink.size = 0;
-    encode_with(d.first, d.second, add_special, w, *cache);
+    encode_with(d.first, d.second, add_special, Truncation{}, w, *cache);
   }
   w.times = nullptr;
   release_cache(cache);
@@ -263,38 +284,49 @@ StageTimes Encoder::profile(const std::vector<std::pair<const uint8_t*, uint32_t
 }
 
 void Encoder::encode_batch(const std::vector<std::pair<const uint8_t*, uint32_t>>& docs, bool add_special,
-                           int threads, Batch& out) const {
+                           int threads, Batch& out, Truncation trunc) const {
   const size_t n = docs.size();
   // Each thread writes its documents' ids into its own sink; spans say where each one is.
   struct Span {
     uint32_t thread;
     size_t begin, end;
   };
-  std::vector<Span> spans(n);
   out.delegate.assign(n, 0);
+  out.offsets.assign(n + 1, 0);
   threads = std::max(1, std::min<int>(threads, int(n)));
   std::vector<IdSink> sinks(static_cast<size_t>(threads));  // outlive the threads (their workers do not)
-  std::atomic<size_t> next{0};
-  auto work = [&](int t) {
-    WordCache* cache = acquire_cache();
-    Worker& w = thread_worker();
-    w.sink.buf.swap(sinks[size_t(t)].buf);
-    w.sink.size = 0;
-    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) {
-      const size_t begin = w.sink.size;
-      if (!encode_with(docs[i].first, docs[i].second, add_special, w, *cache)) out.delegate[i] = 1;
-      spans[i] = {uint32_t(t), begin, w.sink.size};
+  std::vector<Span> spans;
+  for (size_t first = 0; first < n;) {
+    size_t last = first + 1, bytes = docs[first].second;  // a round: at least one document
+    while (last < n && bytes + docs[last].second <= kRoundBytes) bytes += docs[last++].second;
+    spans.assign(last - first, Span{});
+    std::atomic<size_t> next{first};
+    auto work = [&](int t) {
+      WordCache* cache = acquire_cache();
+      Worker& w = thread_worker();
+      w.sink.buf.swap(sinks[size_t(t)].buf);
+      w.sink.size = 0;
+      for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < last;) {
+        const size_t begin = w.sink.size;
+        if (!encode_with(docs[i].first, docs[i].second, add_special, trunc, w, *cache)) out.delegate[i] = 1;
+        spans[i - first] = {uint32_t(t), begin, w.sink.size};
+      }
+      w.sink.buf.swap(sinks[size_t(t)].buf);
+      release_cache(cache);
+    };
+    parallel_for_threads(std::min<int>(threads, int(last - first)), work);
+    size_t total = 0;
+    for (size_t i = first; i < last; i++) {
+      const Span& sp = spans[i - first];
+      total += sp.end - sp.begin;
+      out.offsets[i + 1] = out.offsets[i] + int64_t(sp.end - sp.begin);
     }
-    w.sink.buf.swap(sinks[size_t(t)].buf);
-    release_cache(cache);
-  };
-  parallel_for_threads(threads, work);
-  out.offsets.assign(n + 1, 0);
-  for (size_t i = 0; i < n; i++) out.offsets[i + 1] = out.offsets[i] + int64_t(spans[i].end - spans[i].begin);
-  out.ids.resize(size_t(out.offsets[n]));
-  for (size_t i = 0; i < n; i++) {
-    const uint32_t* src = sinks[spans[i].thread].buf.data();
-    std::copy(src + spans[i].begin, src + spans[i].end, out.ids.begin() + out.offsets[i]);
+    uint32_t* dst = out.ids.extend(total);
+    for (const Span& sp : spans) {
+      const uint32_t* src = sinks[sp.thread].buf.data();
+      dst = std::copy(src + sp.begin, src + sp.end, dst);
+    }
+    first = last;
   }
 }
 

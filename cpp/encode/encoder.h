@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <new>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -52,6 +54,52 @@ struct IdSink {
   }
 };
 
+// Truncation of the model's ids (tokenizers' post_process truncates them before the
+// post-processor adds its special tokens): keep the first (or, `left`, the last) `limit`
+// ids of the body.  The Python layer works out the limit (tagpipe.postprocess).
+struct Truncation {
+  static constexpr int64_t kNone = -1;
+  int64_t limit = kNone;
+  bool left = false;
+};
+
+// The ids of a batch: one malloc'd block grown by realloc, which moves the pages of a large
+// block (mremap) instead of copying them -- the ids are never held twice while the block
+// grows -- and handed over as it is (release: the caller frees it with std::free).
+class IdBuffer {
+ public:
+  IdBuffer() = default;
+  IdBuffer(const IdBuffer&) = delete;
+  IdBuffer& operator=(const IdBuffer&) = delete;
+  ~IdBuffer() { std::free(data_); }
+  size_t size() const { return size_; }
+  const uint32_t* data() const { return data_; }
+  // Room for n more ids at the end (now part of the size): where they go.
+  uint32_t* extend(size_t n) {
+    if (size_ + n > capacity_) grow(size_ + n);
+    uint32_t* at = data_ + size_;
+    size_ += n;
+    return at;
+  }
+  uint32_t* release() {
+    uint32_t* p = data_;
+    if (p && size_ < capacity_) p = static_cast<uint32_t*>(std::realloc(p, std::max<size_t>(size_, 1) * 4));
+    if (!p) p = data_;  // (a shrink that fails keeps the block as it is)
+    data_ = nullptr, size_ = capacity_ = 0;
+    return p;
+  }
+
+ private:
+  void grow(size_t need) {
+    const size_t cap = std::max(need, capacity_ + capacity_ / 2 + 1024);
+    void* p = std::realloc(data_, cap * sizeof(uint32_t));
+    if (!p) throw std::bad_alloc();
+    data_ = static_cast<uint32_t*>(p), capacity_ = cap;
+  }
+  uint32_t* data_ = nullptr;
+  size_t size_ = 0, capacity_ = 0;
+};
+
 // Where the time goes (Encoder::profile): nanoseconds per stage.
 struct StageTimes {
   int64_t normalize = 0, split = 0, model = 0;  // split: added tokens + pre-tokenizer
@@ -61,6 +109,9 @@ struct StageTimes {
 struct Worker {
   IdSink sink;
   StageTimes* times = nullptr;  // set while profiling
+  // The model stops once the sink holds this many ids (a right truncation's body is
+  // complete: a piece's ids never depend on the pieces after it).
+  size_t stop_at = SIZE_MAX;
   std::vector<uint32_t> bpe_out;
   pretok::Scratch pretok;
   pretok::PreTokenized pieces;
@@ -83,16 +134,21 @@ class Encoder {
 
   // Appends the ids of s[0..n) to `out`.  Returns false, leaving `out` as it was, when the
   // text needs something tagpipe does not run natively (then the caller delegates it).
-  bool encode(const uint8_t* s, uint32_t n, bool add_special_tokens, std::vector<uint32_t>& out) const;
+  bool encode(const uint8_t* s, uint32_t n, bool add_special_tokens, std::vector<uint32_t>& out,
+              Truncation trunc = {}) const;
 
   struct Batch {
-    std::vector<uint32_t> ids;
+    IdBuffer ids;
     std::vector<int64_t> offsets;   // doc i is ids[offsets[i] .. offsets[i+1])
     std::vector<uint8_t> delegate;  // 1 where the doc must be delegated (its ids are empty)
   };
-  // Encodes documents docs[i] = (data, size) on `threads` threads.
+  // Encodes documents docs[i] = (data, size) on `threads` threads, in rounds of about
+  // kRoundBytes of text: the threads' buffers hold one round's ids, which then go to
+  // out.ids in document order -- so the batch's ids are held once, plus one round's.
+  static constexpr size_t kRoundBytes = size_t(4) << 20;
+  static constexpr size_t kKeepSinkIds = size_t(4) << 20;  // a thread's sink kept between encode calls
   void encode_batch(const std::vector<std::pair<const uint8_t*, uint32_t>>& docs, bool add_special_tokens,
-                    int threads, Batch& out) const;
+                    int threads, Batch& out, Truncation trunc = {}) const;
 
   // Encodes the documents on this thread, timing each stage (the timers cost a little;
   // profile, do not benchmark, with this).
@@ -105,7 +161,8 @@ class Encoder {
  private:
   class CacheLease;
   // Appends to w.sink; on false, w.sink.size is back where it was.
-  bool encode_with(const uint8_t* s, uint32_t n, bool add_special, Worker& w, WordCache& cache) const;
+  bool encode_with(const uint8_t* s, uint32_t n, bool add_special, Truncation trunc, Worker& w,
+                   WordCache& cache) const;
   bool encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& w, WordCache& cache) const;
   // Both return false when the model meets an error the oracle raises (then the text is delegated).
   bool encode_pieces(Worker& w, WordCache& cache) const;
@@ -123,6 +180,7 @@ class Encoder {
   std::vector<uint32_t> prefix_ids_, suffix_ids_;
   size_t cache_bytes_;
   bool need_origin_;
+  bool model_can_fail_;  // an error the oracle raises may come from any piece: no early stop
   mutable std::mutex caches_mutex_;
   mutable std::vector<std::unique_ptr<WordCache>> caches_;  // all of them
   mutable std::vector<WordCache*> free_caches_;

@@ -28,6 +28,8 @@ class PieceModel {
   // unk token in the vocabulary): the encoder then delegates the whole text, and the
   // oracle raises its own error.
   virtual bool encode_many(BpeJob* jobs, size_t count, std::vector<uint32_t>& ids, PieceScratch& scratch) const = 0;
+  // Whether encode_many can return false at all (no unk token to fall back on).
+  virtual bool can_fail() const = 0;
 };
 
 }  // namespace tagpipe

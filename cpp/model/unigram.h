@@ -31,6 +31,7 @@ class Unigram : public PieceModel {
   // pieces[i] = (string, score) is id i; unk_id is kNone or < pieces.size().
   Unigram(const std::vector<std::pair<std::string, double>>& pieces, uint32_t unk_id, bool byte_fallback);
   bool encode_many(BpeJob* jobs, size_t count, std::vector<uint32_t>& ids, PieceScratch& scratch) const override;
+  bool can_fail() const override { return unk_id_ == kNone; }
   bool encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, PieceScratch& scratch) const;
 
  private:

@@ -5,7 +5,10 @@
 //   - short pieces (up to 15 bytes) with up to 4 ids -- nearly all of them -- live inline
 //     in 32-byte entries: the key is the bytes and the length, read as two 64-bit words
 //     without touching memory past the piece, and compared as two words;
-//   - the rest in a table over arenas.
+//   - the rest in a table over arenas.  A short piece with more ids lives there too, and
+//     leaves a marker in the short table, so that a short piece missing from the short
+//     table is known to be missing without a second probe (a second cache miss: on text
+//     with many new words, half the lookup time went there).
 // When an insert would take the cache past its budget, the cache is wiped (a generation
 // wipe: counting and evicting would cost the hit path more than occasionally starting
 // over).  Results never depend on the cache; only speed does.
@@ -75,11 +78,15 @@ class WordCache {
   size_t entries() const { return short_count_ + long_count_; }
 
   // The 16-byte key of a short piece: bytes 0..7, then bytes 8..n-1 and n in the top byte.
-  // (An entry keeps its id count in bits 60..62 of k1; keys never have them set.)
+  // (An entry keeps its id count less one in bits 60..62 of k1 -- 0..3, or kMarker: the
+  // piece is in the long table; keys never have them set.)
   struct Key {
     uint64_t k0, k1;
   };
   static constexpr uint64_t kCountBits = uint64_t(7) << 60;
+  static constexpr uint32_t kMarker = 7;
+  // What find_short returns for a marker: look in the long table.
+  static constexpr uint32_t kInLong = kMarker + 1;
   // The bytes of a key of length n as masks of its two words (no branch on n).
   struct Masks {
     uint64_t m0, m1;
@@ -119,11 +126,16 @@ class WordCache {
   // Starts loading the slot p[0..n) would be in (the encoder calls this a few pieces ahead,
   // so that the lookup finds it in the cache: the table is larger than L1).
   void prefetch(const uint8_t* p, uint32_t n) const {
-    if (n < 16 && !short_.empty()) __builtin_prefetch(&short_[short_hash(short_key(p, n)) & short_mask_]);
+    if (n < 16) {
+      if (!short_.empty()) __builtin_prefetch(&short_[short_hash(short_key(p, n)) & short_mask_]);
+    } else if (n <= kMaxKey && !long_.empty()) {  // (the hash again at the lookup: cheaper than the miss)
+      __builtin_prefetch(&long_[hash_bytes(p, n) & long_mask_]);
+    }
   }
 
   // The hit path for short pieces: writes the ids at out[0..4) (always 16 bytes: the caller
-  // has room) and returns how many are valid, or 0 when p[0..n) (n in 1..15) is not cached.
+  // has room) and returns how many are valid, or 0 when p[0..n) (n in 1..15) is not cached,
+  // or kInLong when its ids are in the long table (find_long).
   uint32_t find_short(const uint8_t* p, uint32_t n, uint32_t* out) const {
     if (short_.empty()) return 0;
     const Key k = short_key(p, n);
@@ -150,7 +162,9 @@ class WordCache {
   bool find(const uint8_t* p, uint32_t n, std::vector<uint32_t>& out) const {
     if (n < 16) {
       uint32_t ids[4];
-      if (const uint32_t c = find_short(p, n, ids)) {
+      const uint32_t c = find_short(p, n, ids);
+      if (c == 0) return false;
+      if (c != kInLong) {
         out.insert(out.end(), ids, ids + c);
         return true;
       }
@@ -158,7 +172,8 @@ class WordCache {
     return find_long(p, n, out);
   }
 
-  // The long table only: pieces of 16+ bytes, and short ones with more than 4 ids.
+  // The long table only: pieces of 16+ bytes, and short ones with more than 4 ids (those
+  // after find_short said kInLong).
   bool find_long(const uint8_t* p, uint32_t n, std::vector<uint32_t>& out) const {
     if (long_.empty() || n > kMaxKey) return false;
     const uint64_t h = hash_bytes(p, n);
@@ -173,35 +188,11 @@ class WordCache {
   }
 
   void insert(const uint8_t* p, uint32_t n, const uint32_t* ids, uint32_t count) {
-    if (n == 0 || n > kMaxKey) return;
-    if (n < 16 && count >= 1 && count <= 4) {
-      if ((short_count_ + 1) * 2 > short_.size() && !grow_short()) return;  // load <= 1/2
-      const Key k = short_key(p, n);
-      size_t i = short_hash(k) & short_mask_;
-      while (short_[i].k1 != 0) i = (i + 1) & short_mask_;
-      Short& e = short_[i];
-      e.k0 = k.k0, e.k1 = k.k1 | (uint64_t(count - 1) << 60);
-      for (uint32_t j = 0; j < 4; j++) e.ids[j] = j < count ? ids[j] : kNoId;
-      short_count_++;
-      return;
-    }
-    const size_t need = n + count * sizeof(uint32_t);
-    if (need > budget_ / 8) return;  // never let one entry dominate a small budget
-    if ((long_count_ + 1) * 2 > long_.size() && !grow_long()) return;
-    if (compute_used() + arena_growth(n, count) > budget_) {  // the arenas double when they grow
-      clear();
-      if (!grow_long() || compute_used() + arena_growth(n, count) > budget_) return;
-    }
-    reserve_arena(keys_, n);
-    reserve_arena(ids_, count);
-    const uint64_t h = hash_bytes(p, n);
-    size_t i = h & long_mask_;
-    while (long_[i].key_len != 0) i = (i + 1) & long_mask_;
-    keys_.insert(keys_.end(), p, p + n);
-    ids_.insert(ids_.end(), ids, ids + count);
-    long_[i] = Long{h, uint32_t(keys_.size() - n), uint32_t(ids_.size() - count), n, count};
-    long_count_++;
-    account();
+    if (n == 0 || n > kMaxKey || count == 0) return;
+    if (n < 16 && count <= 4) return insert_short(p, n, ids, count - 1);
+    // (A short piece's marker goes in after its long entry: inserting that entry may wipe
+    // the cache.  A marker whose entry a later wipe took is harmless -- a wipe takes both.)
+    if (insert_long(p, n, ids, count) && n < 16) insert_short(p, n, nullptr, kMarker);
   }
 
   void clear() {
@@ -218,6 +209,39 @@ class WordCache {
   }
 
  private:
+  // code: the id count less one (ids[0..code]), or kMarker (no ids).
+  void insert_short(const uint8_t* p, uint32_t n, const uint32_t* ids, uint32_t code) {
+    if ((short_count_ + 1) * 2 > short_.size() && !grow_short()) return;  // load <= 1/2
+    const Key k = short_key(p, n);
+    size_t i = short_hash(k) & short_mask_;
+    while (short_[i].k1 != 0) i = (i + 1) & short_mask_;
+    Short& e = short_[i];
+    e.k0 = k.k0, e.k1 = k.k1 | (uint64_t(code) << 60);
+    for (uint32_t j = 0; j < 4; j++) e.ids[j] = code != kMarker && j <= code ? ids[j] : kNoId;
+    short_count_++;
+  }
+
+  bool insert_long(const uint8_t* p, uint32_t n, const uint32_t* ids, uint32_t count) {
+    const size_t need = n + count * sizeof(uint32_t);
+    if (need > budget_ / 8) return false;  // never let one entry dominate a small budget
+    if ((long_count_ + 1) * 2 > long_.size() && !grow_long()) return false;
+    if (compute_used() + arena_growth(n, count) > budget_) {  // the arenas double when they grow
+      clear();
+      if (!grow_long() || compute_used() + arena_growth(n, count) > budget_) return false;
+    }
+    reserve_arena(keys_, n);
+    reserve_arena(ids_, count);
+    const uint64_t h = hash_bytes(p, n);
+    size_t i = h & long_mask_;
+    while (long_[i].key_len != 0) i = (i + 1) & long_mask_;
+    keys_.insert(keys_.end(), p, p + n);
+    ids_.insert(ids_.end(), ids, ids + count);
+    long_[i] = Long{h, uint32_t(keys_.size() - n), uint32_t(ids_.size() - count), n, count};
+    long_count_++;
+    account();
+    return true;
+  }
+
   // A table in its own allocation, on transparent huge pages where the OS gives them: the
   // lookups land anywhere in it, and with 4 KiB pages most of them would also miss the TLB.
   template <class T>

@@ -31,6 +31,7 @@ class WordPiece : public PieceModel {
  public:
   WordPiece(const StringTable& vocab, WordPieceOptions options);
   bool encode_many(BpeJob* jobs, size_t count, std::vector<uint32_t>& ids, PieceScratch& scratch) const override;
+  bool can_fail() const override { return opt_.unk_id == WordPieceOptions::kNone; }
   // The ids of one piece appended to `ids`; false: the unk token was needed and is missing.
   bool encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids) const;
 
@@ -44,6 +45,7 @@ class WordLevel : public PieceModel {
  public:
   WordLevel(const StringTable& vocab, uint32_t unk_id) : vocab_(vocab), unk_id_(unk_id) {}
   bool encode_many(BpeJob* jobs, size_t count, std::vector<uint32_t>& ids, PieceScratch& scratch) const override;
+  bool can_fail() const override { return unk_id_ == StringTable::kMissing; }
 
  private:
   StringTable vocab_;

@@ -41,11 +41,21 @@ struct UnicodeOptions {
   uint32_t drop_after = 0;     // the flag of the characters filtered out last (StripAccents: kMark)
 };
 
+// What a pass with these options makes of each ASCII character: the byte, or -1 (dropped),
+// or -2 (something the ASCII shortcut does not model; the pass then delegates).  Worked out
+// once per normalizer, not per text (Normalizer's constructor).
+struct AsciiMap {
+  int16_t to[128];
+  bool modelled;  // no -2
+};
+AsciiMap ascii_map(const UnicodeOptions& opt);
+
 struct Step {
   enum class Kind : uint8_t { Prepend, Replace, SpaceRuns, Nfc, Nfkc, Unicode, Strip, Precompiled };
   Kind kind;
   std::string a, b;  // Prepend: a = what; Replace: a = pattern, b = content; SpaceRuns: b = content
   UnicodeOptions unicode;
+  AsciiMap ascii{};  // (from `unicode`, by the Normalizer)
   bool strip_left = false, strip_right = false;
   std::shared_ptr<const Charsmap> charsmap;
 };
@@ -67,7 +77,10 @@ struct Scratch {
 
 class Normalizer {
  public:
-  explicit Normalizer(std::vector<Step> steps) : steps_(std::move(steps)) {}
+  explicit Normalizer(std::vector<Step> steps) : steps_(std::move(steps)) {
+    for (Step& s : steps_)
+      if (s.kind == Step::Kind::Unicode) s.ascii = ascii_map(s.unicode);
+  }
   bool empty() const { return steps_.empty(); }
 
   // Normalizes in[0..n) into `out` (which aliases `in` when nothing changes).  Returns
@@ -88,7 +101,7 @@ struct Source {
 
 // The per-character passes (unicode.cpp, precompiled_step.cpp).  Each writes the new
 // content to `dst` (and, with need_origin, one origin per byte to `org`); false: delegate.
-bool unicode_pass(const UnicodeOptions& opt, const Source& src, bool need_origin, std::string& dst,
+bool unicode_pass(const UnicodeOptions& opt, const AsciiMap& ascii, const Source& src, bool need_origin, std::string& dst,
                   std::vector<pretok::Origin>& org, Scratch& sc);
 bool strip_pass(bool left, bool right, const Source& src, bool need_origin, std::string& dst,
                 std::vector<pretok::Origin>& org);

@@ -125,7 +125,9 @@ Origin Source::at(uint32_t i) const {
 // table says something this shortcut does not model (never, for the oracle's tables: ASCII
 // characters are starters without decompositions, never Chinese, never marks, and
 // lowercase to one ASCII byte).
-void ascii_table(const UnicodeOptions& opt, int16_t out[128]) {
+AsciiMap ascii_map(const UnicodeOptions& opt) {
+  AsciiMap map{};
+  int16_t* out = map.to;
   for (int c = 0; c < 128; c++) {
     int v = c;
     const Record& r = props(uint32_t(c));
@@ -139,18 +141,18 @@ void ascii_table(const UnicodeOptions& opt, int16_t out[128]) {
     if (v >= 0 && (props(uint32_t(v)).flags & opt.drop_after)) v = -1;
     out[c] = int16_t(v);
   }
+  map.modelled = std::none_of(out, out + 128, [](int16_t v) { return v == -2; });
+  return map;
 }
 
-bool unicode_pass(const UnicodeOptions& opt, const Source& src, bool need_origin, std::string& dst,
-                  std::vector<Origin>& org, Scratch& sc) {
+bool unicode_pass(const UnicodeOptions& opt, const AsciiMap& map, const Source& src, bool need_origin,
+                  std::string& dst, std::vector<Origin>& org, Scratch& sc) {
   dst.reserve(src.n + src.n / 4 + 16);
   Writer w{opt, Out{dst, org, need_origin}};
   Decomposer d{opt, w, sc.pending, sc.slots};
   sc.pending.clear();
-  int16_t ascii[128];
-  ascii_table(opt, ascii);
-  for (int c = 0; c < 128; c++)
-    if (ascii[c] == -2) return false;
+  if (!map.modelled) return false;
+  const int16_t* ascii = map.to;
   // The flags some stage acts on (a character with none of them, ccc 0 and no mapping the
   // pass uses goes through as is).
   const uint32_t touch = (opt.clean_text ? T::kCleanRemove | T::kCleanSpace : 0) | (opt.chinese ? T::kChinese : 0) |
