@@ -29,7 +29,10 @@ def main(name: str, title: str, models: dict[str, list[str]], doc: str) -> int:
                     help="where <name>.md and <name>.png go (default bench/results)")
     ap.add_argument("--no-write", action="store_true", help="print only: write neither the report nor the plot")
     ap.add_argument("--no-plot", action="store_true", help="write the report without the plot")
+    ap.add_argument("--models", nargs="*", default=list(models), choices=list(models),
+                    help="only these tokenizers (default: all of them)")
     args = ap.parse_args()
+    models = {m: kinds for m, kinds in models.items() if m in args.models}
 
     thread_counts = [1] if args.threads <= 1 else [1, args.threads]
     load = encode.load_average()
