@@ -79,7 +79,7 @@ bool Normalizer::run(const uint8_t* in, uint32_t n, pretok::Text& out, Scratch& 
       case Step::Kind::Strip:
       case Step::Kind::Precompiled: {
         const Source src{out.bytes, out.size, out.rewritten() ? out.origin.data() : nullptr};
-        const bool ok = step.kind == Step::Kind::Unicode ? unicode_pass(step.unicode, step.ascii, src, need_origin, dst, org, sc)
+        const bool ok = step.kind == Step::Kind::Unicode ? unicode_pass(step.unicode, *step.chars, src, need_origin, dst, org, sc)
                         : step.kind == Step::Kind::Strip
                             ? strip_pass(step.strip_left, step.strip_right, src, need_origin, dst, org)
                             : precompiled_pass(*step.charsmap, src, need_origin, dst, org);

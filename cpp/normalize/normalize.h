@@ -41,21 +41,30 @@ struct UnicodeOptions {
   uint32_t drop_after = 0;     // the flag of the characters filtered out last (StripAccents: kMark)
 };
 
-// What a pass with these options makes of each ASCII character: the byte, or -1 (dropped),
-// or -2 (something the ASCII shortcut does not model; the pass then delegates).  Worked out
-// once per normalizer, not per text (Normalizer's constructor).
-struct AsciiMap {
-  int16_t to[128];
+// What a pass with these options makes of single characters, worked out once per normalizer
+// (its constructor), not per text:
+//   - each ASCII character: the byte, or -1 (dropped), or -2 (something the ASCII shortcut
+//     does not model; the pass then delegates);
+//   - each two-byte character (U+0080..U+07FF: Latin, Greek, Cyrillic, Hebrew, Arabic, ...):
+//     kUnchanged, or kFixed -- the pass makes `fixed` of it whatever its neighbours (see
+//     char_map) -- or kSlow, the general path.
+struct CharMap {
+  enum Kind : uint8_t { kSlow, kUnchanged, kFixed };
+  int16_t ascii[128];
   bool modelled;  // no -2
+  Kind two[0x800 - 0x80];
+  uint16_t at[0x800 - 0x80];  // kFixed: the output is pool[at .. at + len)
+  uint8_t len[0x800 - 0x80];
+  std::string pool;
 };
-AsciiMap ascii_map(const UnicodeOptions& opt);
+std::shared_ptr<const CharMap> char_map(const UnicodeOptions& opt);
 
 struct Step {
   enum class Kind : uint8_t { Prepend, Replace, SpaceRuns, Nfc, Nfkc, Unicode, Strip, Precompiled };
   Kind kind;
   std::string a, b;  // Prepend: a = what; Replace: a = pattern, b = content; SpaceRuns: b = content
   UnicodeOptions unicode;
-  AsciiMap ascii{};  // (from `unicode`, by the Normalizer)
+  std::shared_ptr<const CharMap> chars;  // (from `unicode`, by the Normalizer)
   bool strip_left = false, strip_right = false;
   std::shared_ptr<const Charsmap> charsmap;
 };
@@ -79,7 +88,7 @@ class Normalizer {
  public:
   explicit Normalizer(std::vector<Step> steps) : steps_(std::move(steps)) {
     for (Step& s : steps_)
-      if (s.kind == Step::Kind::Unicode) s.ascii = ascii_map(s.unicode);
+      if (s.kind == Step::Kind::Unicode) s.chars = char_map(s.unicode);
   }
   bool empty() const { return steps_.empty(); }
 
@@ -101,7 +110,7 @@ struct Source {
 
 // The per-character passes (unicode.cpp, precompiled_step.cpp).  Each writes the new
 // content to `dst` (and, with need_origin, one origin per byte to `org`); false: delegate.
-bool unicode_pass(const UnicodeOptions& opt, const AsciiMap& ascii, const Source& src, bool need_origin, std::string& dst,
+bool unicode_pass(const UnicodeOptions& opt, const CharMap& chars, const Source& src, bool need_origin, std::string& dst,
                   std::vector<pretok::Origin>& org, Scratch& sc);
 bool strip_pass(bool left, bool right, const Source& src, bool need_origin, std::string& dst,
                 std::vector<pretok::Origin>& org);

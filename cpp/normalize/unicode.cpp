@@ -121,13 +121,22 @@ Origin Source::at(uint32_t i) const {
   return {b, e};
 }
 
-// What the whole pass makes of each ASCII character: one byte, or nothing (-1); -2 if the
+// ASCII: what the whole pass makes of each character: one byte, or nothing (-1); -2 if the
 // table says something this shortcut does not model (never, for the oracle's tables: ASCII
 // characters are starters without decompositions, never Chinese, never marks, and
 // lowercase to one ASCII byte).
-AsciiMap ascii_map(const UnicodeOptions& opt) {
-  AsciiMap map{};
-  int16_t* out = map.to;
+//
+// Two-byte characters: kUnchanged when no stage touches the character (a starter with no
+// mapping the pass uses); kFixed when it is a starter whose decomposition is a starter
+// followed by non-starters that all come out as nothing (dropped by the filter of marks, or
+// emptied by lowercase + StripAccents).  Such a character's output does not depend on its
+// neighbours: its starter is written at once, and its non-starters -- which would wait to be
+// ordered with the non-starters after them -- leave nothing; removing them from a stably
+// sorted run leaves the others in the same order.  (Their origins would take part in the
+// positional alignment, so the pass uses kFixed only without origins.)
+std::shared_ptr<const CharMap> char_map(const UnicodeOptions& opt) {
+  auto map = std::make_shared<CharMap>();
+  int16_t* out = map->ascii;
   for (int c = 0; c < 128; c++) {
     int v = c;
     const Record& r = props(uint32_t(c));
@@ -141,18 +150,65 @@ AsciiMap ascii_map(const UnicodeOptions& opt) {
     if (v >= 0 && (props(uint32_t(v)).flags & opt.drop_after)) v = -1;
     out[c] = int16_t(v);
   }
-  map.modelled = std::none_of(out, out + 128, [](int16_t v) { return v == -2; });
+  map->modelled = std::none_of(out, out + 128, [](int16_t v) { return v == -2; });
+  for (auto& k : map->two) k = CharMap::kSlow;
+  if (!map->modelled) return map;
+  const uint32_t touch = (opt.clean_text ? T::kCleanRemove | T::kCleanSpace : 0) | (opt.chinese ? T::kChinese : 0) |
+                         (opt.decompose ? T::kHangul | opt.drop : 0) | opt.drop_after;
+  Scratch sc;
+  std::string alone, mark;
+  std::vector<Origin> none;
+  auto pass = [&](uint32_t c, std::string& to) {  // the pass over one character alone
+    std::string utf8;
+    encode(c, utf8);
+    to.clear();
+    return unicode_pass(opt, *map, Source{reinterpret_cast<const uint8_t*>(utf8.data()), uint32_t(utf8.size()), nullptr},
+                        false, to, none, sc);
+  };
+  for (uint32_t c = 0x80; c < 0x800; c++) {
+    const Record& r = props(c);
+    const uint32_t k = c - 0x80;
+    if (!(r.flags & touch) && r.ccc == 0 && !(opt.lowercase && r.lower) &&
+        !(opt.decompose == UnicodeOptions::Nfd && r.nfd) && !(opt.decompose == UnicodeOptions::Nfkd && r.nfkd)) {
+      map->two[k] = CharMap::kUnchanged;
+      continue;
+    }
+    if (r.ccc != 0 || (r.flags & T::kHangul)) continue;
+    // The characters decomposition makes of c (c itself without one).
+    std::vector<uint32_t> parts;
+    const uint32_t off = opt.decompose == UnicodeOptions::Nfd ? r.nfd : opt.decompose == UnicodeOptions::Nfkd ? r.nfkd : 0;
+    if (opt.clean_text && (r.flags & (T::kCleanRemove | T::kCleanSpace))) {
+      parts.push_back(c);  // removed or one ' ': nothing to order
+    } else if (off == 0) {
+      parts.push_back(c);
+    } else {
+      const std::string_view d = pooled(off);
+      const auto* b = reinterpret_cast<const uint8_t*>(d.data());
+      for (uint32_t i = 0, cp = 0, len = 1; i < d.size(); i += len) {
+        decode(b, uint32_t(d.size()), i, cp, len);
+        parts.push_back(cp);
+      }
+    }
+    bool fixed = props(parts[0]).ccc == 0;
+    for (size_t i = 1; i < parts.size() && fixed; i++)
+      fixed = props(parts[i]).ccc != 0 && ((props(parts[i]).flags & opt.drop) || (pass(parts[i], mark) && mark.empty()));
+    if (!fixed || !pass(c, alone) || alone.size() > 255 || map->pool.size() + alone.size() > UINT16_MAX) continue;
+    map->two[k] = CharMap::kFixed;
+    map->at[k] = uint16_t(map->pool.size());
+    map->len[k] = uint8_t(alone.size());
+    map->pool += alone;
+  }
   return map;
 }
 
-bool unicode_pass(const UnicodeOptions& opt, const AsciiMap& map, const Source& src, bool need_origin,
+bool unicode_pass(const UnicodeOptions& opt, const CharMap& map, const Source& src, bool need_origin,
                   std::string& dst, std::vector<Origin>& org, Scratch& sc) {
   dst.reserve(src.n + src.n / 4 + 16);
   Writer w{opt, Out{dst, org, need_origin}};
   Decomposer d{opt, w, sc.pending, sc.slots};
   sc.pending.clear();
   if (!map.modelled) return false;
-  const int16_t* ascii = map.to;
+  const int16_t* ascii = map.ascii;
   // The flags some stage acts on (a character with none of them, ccc 0 and no mapping the
   // pass uses goes through as is).
   const uint32_t touch = (opt.clean_text ? T::kCleanRemove | T::kCleanSpace : 0) | (opt.chinese ? T::kChinese : 0) |
@@ -183,6 +239,22 @@ bool unicode_pass(const UnicodeOptions& opt, const AsciiMap& map, const Source& 
         if (need_origin) org.push_back(src.at(i));
       }
       continue;
+    }
+    if (b >= 0xC2 && b < 0xE0 && i + 1 < src.n && (src.s[i + 1] & 0xC0) == 0x80) {  // two bytes: one lookup
+      const uint32_t k = ((b & 0x1Fu) << 6 | (src.s[i + 1] & 0x3Fu)) - 0x80;
+      if (map.two[k] == CharMap::kUnchanged) {
+        len = 2;
+        if (d.idle()) continue;  // (as below: a starter no stage changes)
+        d.flush();
+        run = i;
+        continue;
+      }
+      if (map.two[k] == CharMap::kFixed && !need_origin && d.idle()) {
+        len = 2;
+        copy_run(i), run = i + 2;
+        dst.append(map.pool, map.at[k], map.len[k]);
+        continue;
+      }
     }
     if (!decode(src.s, src.n, i, cp, len)) return false;
     const Record& rec = props(cp);
