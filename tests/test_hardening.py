@@ -162,3 +162,43 @@ def test_cache_is_used_when_it_has_room():
     assert tok.cache_used == 0
     tok.encode_batch(unique_words(200, seed=5), num_threads=2)
     assert 0 < tok.cache_used <= 64 << 20
+
+
+BATCH_MEMORY = r'''
+import json, sys
+from pathlib import Path
+import tagpipe
+
+def status(key):
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) * 1024
+
+doc = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
+       "pre_tokenizer": {"type": "WhitespaceSplit"}, "post_processor": None, "decoder": None,
+       "model": {"type": "WordLevel", "vocab": {"a": 0, "b": 1, "<unk>": 2}, "unk_token": "<unk>"}}
+tok = tagpipe.Tokenizer.from_str(json.dumps(doc), cache_bytes=1 << 20)
+texts = ["a b " * 250_000] * 40  # one 1 MB string 40 times: 20 M ids, 80 MB of output
+tok.encode_batch_flat(texts[:2], num_threads=2)  # (threads and scratch exist before the baseline)
+base = status("VmRSS")
+Path("/proc/self/clear_refs").write_text("5")  # the peak starts again from here
+ids, offsets = tok.encode_batch_flat(texts, num_threads=2)
+assert len(ids) == 20_000_000 and (ids[:4] == [0, 1, 0, 1]).all()
+print(status("VmHWM") - base, ids.nbytes + offsets.nbytes)
+'''
+
+
+def test_a_batch_holds_its_ids_once(tmp_path):
+    """encode_batch_flat's resident growth: its output once, plus one round of the threads'
+    buffers (~4 MiB of text) -- not the per-thread buffers and the joined ids side by side."""
+    import os
+    import subprocess
+    import sys
+
+    if not os.access("/proc/self/clear_refs", os.W_OK):
+        pytest.skip("no /proc/self/clear_refs to reset the peak RSS")
+    out = subprocess.run([sys.executable, "-c", BATCH_MEMORY], capture_output=True, text=True, cwd=tmp_path,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    growth, output = map(int, out.stdout.split())
+    assert growth <= output + (40 << 20), f"RSS grew by {growth >> 20} MiB for {output >> 20} MiB of ids"
