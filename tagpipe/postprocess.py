@@ -140,6 +140,8 @@ def plan_post_process(canon: dict[str, Any], prefix_ids: list[int], suffix_ids: 
         how = "on the native ids, before the special tokens"
         if kw["only_second"]:
             how += " (a text that needs it is the oracle's error: delegated to raise it)"
+        elif trunc["direction"] == "Right":
+            how += " (the model stops once the kept ids are known, unless a later piece could be an error)"
         plan.steps.append(Step("truncation", f"{trunc['strategy']}(max_length={trunc['max_length']}, "
                                f"stride={trunc['stride']}, {trunc['direction']})", True, how))
     pad = canon.get("padding")
