@@ -186,6 +186,21 @@ def test_every_scalar(name):
 
 
 @pytest.mark.parametrize("name", list(NODES))
+def test_two_byte_characters_among_marks(name):
+    """Each two-byte character (the pass's one-lookup path: unchanged, or a fixed output) at
+    the start, after marks still waiting to be ordered, and before marks of lower and higher
+    classes that the filter of marks keeps or drops."""
+    c = Checker(NODES[name])
+    chars = [chr(x) for x in range(0x80, 0x800)]
+    for k in range(0, len(chars), 64):
+        part = chars[k:k + 64]
+        c.check("".join(x + "\u0316\u0301" for x in part))
+        c.check("".join("a\u0301\u0316" + x + "\u0301\u05b0b" for x in part))
+        c.check("".join(x + "\u0345" + x + "\u0300\u031b" for x in part))
+    c.verify("two-byte characters among marks")
+
+
+@pytest.mark.parametrize("name", list(NODES))
 def test_edge_cases(name):
     c = Checker(NODES[name])
     for text in EDGE_CASES:
