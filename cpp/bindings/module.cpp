@@ -409,10 +409,7 @@ class PyEncoder {
     EncoderSpec s;
     s.normalizer = norm_steps_from(d["normalizer"].cast<py::list>());
     for (const auto& st : d["pre_tokenizer"].cast<py::list>()) s.pre_tokenizer.push_back(stage_from(st.cast<py::dict>()));
-    for (const auto& it : d["vocab"].cast<py::list>()) {
-      const py::tuple t = it.cast<py::tuple>();
-      s.vocab.put(bytes_of(t[0]), t[1].cast<uint32_t>());
-    }
+    s.vocab = vocab_from(d["vocab"]);
     auto merges = d["merges"].cast<py::array_t<uint32_t, py::array::c_style | py::array::forcecast>>();
     const uint32_t* m = merges.data();
     for (py::ssize_t i = 0; i < merges.shape(0); i++) s.merges.push_back({m[3 * i], m[3 * i + 1], m[3 * i + 2]});
@@ -431,16 +428,28 @@ class PyEncoder {
     if (d.contains("model")) s.piece_model = piece_model_from(d["model"].cast<py::dict>());
     return s;
   }
+  // A vocabulary: a dict token -> id (read in place: a list of pairs would be one tuple per
+  // token), or a list of (token, id) pairs.
+  static StringTable vocab_from(py::handle h) {
+    StringTable vocab;
+    if (PyDict_Check(h.ptr())) {
+      const auto d = py::reinterpret_borrow<py::dict>(h);
+      vocab.reserve(d.size());
+      for (const auto& kv : d) vocab.put(bytes_of(kv.first), kv.second.cast<uint32_t>());
+    } else {
+      for (const auto& it : h.cast<py::list>()) {
+        const py::tuple t = it.cast<py::tuple>();
+        vocab.put(bytes_of(t[0]), t[1].cast<uint32_t>());
+      }
+    }
+    return vocab;
+  }
   // A model other than BPE (nullptr for BPE: the spec's vocab, merges and bpe options).
   // WordPiece / WordLevel: "vocab" [(token, id)]; Unigram: "pieces" [(piece, score)], id = index.
   static std::shared_ptr<const PieceModel> piece_model_from(const py::dict& m) {
     const std::string type = m["type"].cast<std::string>();
     StringTable vocab;
-    if (m.contains("vocab"))
-      for (const auto& it : m["vocab"].cast<py::list>()) {
-        const py::tuple t = it.cast<py::tuple>();
-        vocab.put(bytes_of(t[0]), t[1].cast<uint32_t>());
-      }
+    if (m.contains("vocab")) vocab = vocab_from(m["vocab"]);
     auto opt_id = [&](const char* key) {
       return m[key].is_none() ? UINT32_MAX : m[key].cast<uint32_t>();
     };

@@ -27,6 +27,13 @@ class StringTable {
     s->value = value;
   }
 
+  // Room for n keys without growing (a growing table holds its old slots and new ones).
+  void reserve(size_t n) {
+    size_t size = slots_.empty() ? 16 : slots_.size();
+    while ((n + 1) * 2 > size) size *= 2;
+    if (size > slots_.size()) rehash(size);
+  }
+
   uint32_t get(const uint8_t* key, size_t n) const {
     if (slots_.empty()) return kMissing;
     const uint64_t h = hash_bytes(key, n);
@@ -63,9 +70,10 @@ class StringTable {
         return &s;
     }
   }
-  void grow() {
+  void grow() { rehash(slots_.empty() ? 16 : slots_.size() * 2); }
+  void rehash(size_t size) {
     std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 16 : old.size() * 2, Slot{});
+    slots_.assign(size, Slot{});
     mask_ = slots_.size() - 1;
     for (const Slot& s : old)
       if (s.value != kMissing) {
