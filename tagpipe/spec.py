@@ -560,38 +560,50 @@ def _join(path: str, loc) -> str:
 def _json_ok(value: Any, depth: int = 1) -> bool:
     """A fast, level-by-level pass over what :func:`_check_json` checks (whole vocabularies at C
     speed); False means "look closer", not necessarily "invalid"."""
-    level = [value]
+    # A level is a list of batches: the children of one batch's containers of one kind form
+    # one batch, so a vocabulary's ids and the merges stay apart (no per-item type split);
+    # small batches share one (a file of many small mixed containers: not a batch each).
+    level = [[value]]
     while level:
-        kinds = set(map(type, level))
         deeper: list = []
-        for kind in kinds:
-            items = level if len(kinds) == 1 else [v for v in level if type(v) is kind]
-            if kind is str:
-                try:
-                    "".join(items).encode("utf-8")
-                except UnicodeEncodeError:
-                    return False
-            elif kind is float:
-                if not all(map(math.isfinite, items)):
-                    return False
-            elif kind is int:
-                if max(items) >= _FLOAT_INTS or min(items) <= -_FLOAT_INTS:
-                    return False
-            elif kind is list or (isinstance(kind, type) and issubclass(kind, dict)):
-                if depth > 126:
-                    return False
-                if kind is not list:
-                    keys = list(itertools.chain.from_iterable(items))
-                    if set(map(type, keys)) - {str}:
-                        return False
+        small: list = []
+        for batch in level:
+            kinds = set(map(type, batch))
+            for kind in kinds:
+                items = batch if len(kinds) == 1 else [v for v in batch if type(v) is kind]
+                if kind is str:
                     try:
-                        "".join(keys).encode("utf-8")
+                        "".join(items).encode("utf-8")
                     except UnicodeEncodeError:
                         return False
-                    items = map(dict.values, items)
-                deeper.extend(itertools.chain.from_iterable(items))
-            elif kind is not bool and kind is not type(None):
-                return False
+                elif kind is float:
+                    if not all(map(math.isfinite, items)):
+                        return False
+                elif kind is int:
+                    if max(items) >= _FLOAT_INTS or min(items) <= -_FLOAT_INTS:
+                        return False
+                elif kind is list or (isinstance(kind, type) and issubclass(kind, dict)):
+                    if depth > 126:
+                        return False
+                    if kind is not list:
+                        keys = list(itertools.chain.from_iterable(items))
+                        if set(map(type, keys)) - {str}:
+                            return False
+                        try:
+                            "".join(keys).encode("utf-8")
+                        except UnicodeEncodeError:
+                            return False
+                        del keys
+                        items = map(dict.values, items)
+                    children = list(itertools.chain.from_iterable(items))
+                    if len(children) >= 1024:
+                        deeper.append(children)
+                    else:
+                        small.extend(children)
+                elif kind is not bool and kind is not type(None):
+                    return False
+        if small:
+            deeper.append(small)
         level = deeper
         depth += 1
     return True
