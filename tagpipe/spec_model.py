@@ -44,7 +44,9 @@ nearest double: ``-2.0122928619384766`` reads as ``-2.012292861938477``).
 """
 from __future__ import annotations
 
+import contextvars
 import functools
+import gc
 import itertools
 import json
 import math
@@ -53,8 +55,11 @@ import re
 import struct
 from typing import Annotated, Any, ClassVar, Dict, List, Literal, Optional, Tuple, Union
 
+import numpy as np
+
 from pydantic import (BeforeValidator, Field, PlainValidator, StrictBool, StrictInt, StrictStr,
-                      TypeAdapter, ValidationError, model_serializer, model_validator)
+                      TypeAdapter, ValidationError, WrapValidator, model_serializer,
+                      model_validator)
 
 from tagpipe import spec as _spec
 from tagpipe.spec import (ByteLevelPreTokenizer, Char, Metaspace, Normalizer, PreTokenizer,
@@ -72,7 +77,24 @@ __all__ = [
 ]
 
 U32 = Annotated[StrictInt, Field(ge=0, le=2**32 - 1)]
-Vocab = Dict[StrictStr, U32]
+
+# Set while load_tokenizer_json loads the document it parsed itself: nobody else holds its
+# containers, so a model keeps them rather than a copy (10 million tokens: 1/3 GB).
+_OWNED: contextvars.ContextVar = contextvars.ContextVar("owned", default=False)
+
+
+def _vocab(value: Any, handler) -> Dict[str, int]:
+    """A token -> id object, checked at C speed when it plainly fits (the usual case; pydantic
+    takes half a second per million tokens), else by pydantic, which names the bad entry."""
+    if type(value) is dict:  # (a Repeated one goes through pydantic, which drops `earlier`)
+        ids = value.values()
+        if (set(map(type, value)) <= {str} and set(map(type, ids)) <= {int}
+                and (not value or 0 <= min(ids) and max(ids) <= 2**32 - 1)):
+            return value if _OWNED.get() else dict(value)
+    return handler(value)
+
+
+Vocab = Annotated[Dict[StrictStr, U32], WrapValidator(_vocab)]
 #: serde_json's recursion limit: containers may nest this deep, the document object included.
 MAX_DEPTH = 127
 
@@ -142,9 +164,11 @@ def _merges(value: Any) -> tuple:
         if set(map(type, itertools.chain.from_iterable(value))) == {str}:
             return tuple(map(tuple, value))
     elif kinds == {str}:
-        pairs = list(map(str.split, value, itertools.repeat(" ")))
+        # (straight into tuples: no list per line held for the whole file)
+        pairs = tuple(map(tuple, map(str.split, value, itertools.repeat(" "))))
         if set(map(len, pairs)) == {2} and not any(map(_VERSION_LINE, value)):
-            return tuple(map(tuple, pairs))
+            return pairs
+        del pairs
     as_strings = bool(value) and isinstance(value[0], str)
     out = []
     for i, item in enumerate(value):
@@ -217,6 +241,10 @@ class BPE(_Model):
     vocab: Vocab = Field(repr=False)
     merges: Annotated[Tuple[Tuple[str, str], ...], PlainValidator(_merges)] = Field(repr=False)
 
+    # The (left, right, result) ids of the merges, in rank order: uint32 rows as bytes (bytes
+    # compare by value, which keeps the model's == working; an array would not).
+    _merge_ids: Optional[bytes] = None
+
     @model_validator(mode="wrap")
     @classmethod
     def _build(cls, data: Any, handler) -> "BPE":
@@ -224,34 +252,61 @@ class BPE(_Model):
             return data
         data = _drop_nulls(data, cls._NULL_MEANS_DEFAULT)
         model = handler(data)
-        merges = model._check_merges(data.get("merges") if isinstance(data, dict) else None)
+        merges, ids = model._check_merges(data.get("merges") if isinstance(data, dict) else None)
         if merges is not model.merges:
             object.__setattr__(model, "merges", merges)
+        model._merge_ids = ids
         return model
 
-    def _check_merges(self, raw: Any) -> tuple:
-        """The oracle's ``BpeBuilder::build``: every part and every result must be in the vocab
-        (``raw``: the merges as given, to name the failing one by its JSON index)."""
+    @property
+    def merge_ids(self) -> np.ndarray:
+        """The (left, right, result) ids of each merge, in rank order (read-only uint32, shape
+        ``(len(merges), 3)``): what the oracle merges by -- with duplicate ids, the ids of the
+        file's own tokens, not of those ``to_json`` writes."""
+        if self._merge_ids is None:  # built without validation (model_construct)
+            self._merge_ids = self._check_merges(None)[1]
+        return np.frombuffer(self._merge_ids, dtype=np.uint32).reshape(-1, 3)
+
+    def _merge_columns(self) -> np.ndarray:
+        """The ids of every merge's left part, right part and result (rows 0, 1, 2; int64), -1
+        where one is not in the vocab.  Column by column at C speed, and without a list of
+        strings or ids: each result string is dropped once looked up."""
         vocab, merges = self.vocab, self.merges
-        prefix = self.continuing_subword_prefix or ""
-        cut = len(prefix.encode("utf-8"))
-        firsts = list(map(operator.itemgetter(0), merges))
-        seconds = list(map(operator.itemgetter(1), merges))
-        first_ids = list(map(vocab.get, firsts))
-        second_ids = list(map(vocab.get, seconds))
+        cut = len((self.continuing_subword_prefix or "").encode("utf-8"))
+        firsts, seconds = operator.itemgetter(0), operator.itemgetter(1)
         if cut:
-            merged = [_cut_merge(a, b, cut) for a, b in merges]
+            results: Any = itertools.starmap(functools.partial(_cut_merge, cut=cut), merges)
         else:
-            merged = list(map(operator.add, firsts, seconds))
-        if None in first_ids or None in second_ids or not all(map(vocab.__contains__, merged)):
-            bad = next(r for r, (i, j, m) in enumerate(zip(first_ids, second_ids, merged))
-                       if i is None or j is None or m not in vocab)
-            self._merge_error(bad, raw, prefix, cut)
-        if len(set(zip(first_ids, second_ids))) == len(merges):
-            return merges
-        # a repeated merge (the same pair of ids) keeps its last rank
-        ranks = {pair: rank for rank, pair in enumerate(zip(first_ids, second_ids))}
-        return tuple(merges[r] for r in sorted(ranks.values()))
+            results = map(operator.add, map(firsts, merges), map(seconds, merges))
+        columns = np.empty((3, len(merges)), dtype=np.int64)
+        for row, tokens in enumerate((map(firsts, merges), map(seconds, merges), results)):
+            # (a result that is not valid UTF-8 is None: missing too)
+            columns[row] = np.fromiter(map(vocab.get, tokens, itertools.repeat(-1)),
+                                       dtype=np.int64, count=len(merges))
+        return columns
+
+    def _check_merges(self, raw: Any) -> Tuple[tuple, bytes]:
+        """The oracle's ``BpeBuilder::build``: every part and every result must be in the vocab
+        (``raw``: the merges as given, to name the failing one by its JSON index).  Returns the
+        merges with a repeated one (the same pair of ids) kept once, at its last rank, and
+        their ids (see ``_merge_ids``)."""
+        merges = self.merges
+        ids = self._merge_columns()
+        missing = (ids < 0).any(axis=0)
+        if missing.any():
+            prefix = self.continuing_subword_prefix or ""
+            self._merge_error(int(missing.argmax()), raw, prefix, len(prefix.encode("utf-8")))
+        del missing
+        pairs = (ids[0].astype(np.uint64) << np.uint64(32)) | ids[1].astype(np.uint64)
+        ordered = np.sort(pairs)
+        if not (ordered[1:] == ordered[:-1]).any():
+            return merges, np.ascontiguousarray(ids.T, dtype=np.uint32).tobytes()
+        # a repeated merge keeps its last rank: the first of each pair in reverse order
+        # (np.unique's return_index is the first occurrence)
+        _, first_reversed = np.unique(pairs[::-1], return_index=True)
+        keep = np.sort(len(merges) - 1 - first_reversed)
+        merges = tuple(map(merges.__getitem__, keep.tolist()))
+        return merges, np.ascontiguousarray(ids[:, keep].T, dtype=np.uint32).tobytes()
 
     def _merge_error(self, rank: int, raw: Any, prefix: str, cut: int) -> None:
         """Raise for the first bad merge: ``_Invalid`` where the oracle returns an error,
@@ -289,12 +344,8 @@ class BPE(_Model):
     def vocab_size(self) -> int:
         return len(self.vocab)
 
-    def to_json(self) -> dict:
-        by_id = _token_by_id(self.vocab)
-        if len(by_id) == len(self.vocab):
-            merges = list(map(list, self.merges))
-        else:  # duplicate ids: the oracle writes merges through its id -> token map
-            merges = [[by_id[self.vocab[a]], by_id[self.vocab[b]]] for a, b in self.merges]
+    def settings_json(self) -> dict:
+        """``to_json()`` without ``vocab`` and ``merges``."""
         return {
             "type": "BPE",
             "dropout": None if self.dropout is None else _f32_json(self.dropout),
@@ -303,9 +354,15 @@ class BPE(_Model):
             "end_of_word_suffix": self.end_of_word_suffix,
             "fuse_unk": self.fuse_unk, "byte_fallback": self.byte_fallback,
             "ignore_merges": self.ignore_merges,
-            "vocab": _ordered_vocab(self.vocab),
-            "merges": merges,
         }
+
+    def to_json(self) -> dict:
+        by_id = _token_by_id(self.vocab)
+        if len(by_id) == len(self.vocab):
+            merges = list(map(list, self.merges))
+        else:  # duplicate ids: the oracle writes merges through its id -> token map
+            merges = [[by_id[self.vocab[a]], by_id[self.vocab[b]]] for a, b in self.merges]
+        return {**self.settings_json(), "vocab": _ordered_vocab(self.vocab), "merges": merges}
 
 
 class WordPiece(_Model):
@@ -773,15 +830,18 @@ class TokenizerSpec(_Model):
     decoder: Optional[Decoder] = None
     model: Model
 
-    def to_json(self) -> dict:
+    def to_json(self, model: bool = True) -> dict:
+        """What the oracle writes; ``model=False``: every section but the model."""
         def part(value):
             return None if value is None else value.to_json()
-        return {"version": self.version, "truncation": part(self.truncation),
-                "padding": part(self.padding),
-                "added_tokens": [t.to_json() for t in self.added_tokens],
-                "normalizer": part(self.normalizer), "pre_tokenizer": part(self.pre_tokenizer),
-                "post_processor": part(self.post_processor), "decoder": part(self.decoder),
-                "model": self.model.to_json()}
+        out = {"version": self.version, "truncation": part(self.truncation),
+               "padding": part(self.padding),
+               "added_tokens": [t.to_json() for t in self.added_tokens],
+               "normalizer": part(self.normalizer), "pre_tokenizer": part(self.pre_tokenizer),
+               "post_processor": part(self.post_processor), "decoder": part(self.decoder)}
+        if model:
+            out["model"] = self.model.to_json()
+        return out
 
 
 _MODEL = TypeAdapter(Model)
@@ -995,11 +1055,26 @@ def load_tokenizer_json(text: Union[str, bytes]) -> TokenizerSpec:
         text = bytes(text).decode("utf-8", "surrogateescape")  # bad bytes: caught in strings
     if not isinstance(text, str):
         raise TypeError(f"expected str or bytes, got {type(text).__name__}")
+    # The cyclic GC is off meanwhile: it would walk the millions of lists and tuples of a big
+    # file again and again as they pile up (10 million merges: 10 s), and none is garbage.
+    enabled = gc.isenabled()
+    gc.disable()
+    token = _OWNED.set(True)
+    try:
+        return parse_tokenizer(_parse_json(text))
+    finally:
+        _OWNED.reset(token)
+        if enabled:
+            gc.enable()
+
+
+def _parse_json(text: str) -> Any:
+    """json.loads with serde_json's numbers and repeated keys (see load_tokenizer_json)."""
     # Numbers as serde_json reads them: "-0" and integers beyond 64 bits are floats there (so
     # refused where an integer is due), and floats are not always rounded to nearest.
     try:
-        obj = json.loads(text, object_pairs_hook=_object, parse_int=_serde_int,
-                         parse_float=_serde_f64)
+        return json.loads(text, object_pairs_hook=_object, parse_int=_serde_int,
+                          parse_float=_serde_f64)
     except json.JSONDecodeError as exc:
         offset, path = _scan(text, stop=exc.pos)
         raise TokenizerJsonError(path, f"invalid JSON at {_position(text, exc.pos)}: {exc.msg}"
@@ -1015,7 +1090,6 @@ def load_tokenizer_json(text: Union[str, bytes]) -> TokenizerSpec:
                                  f" recursion limit) at {_position(text, offset)}") from None
     except ValueError as exc:  # e.g. an integer beyond int_max_str_digits
         raise TokenizerJsonError("", f"invalid JSON: {exc}") from None
-    return parse_tokenizer(obj)
 
 
 # tagpipe.spec is the import point: hand it our public names (it imports this module at its end).

@@ -51,17 +51,21 @@ def _default_cache_bytes() -> int:
 
 def _canonical(text: str) -> dict[str, Any]:
     """The file as the oracle would write it back: every default explicit, legacy forms
-    resolved.  Raises TokenizerJsonError (a ValueError naming the JSON path)."""
+    resolved -- but a BPE model's vocab and merges as the oracle encodes with them: the file's
+    vocab as it is, and the merges as their (left, right, result) ids (`BPE.merge_ids`).
+    Raises TokenizerJsonError (a ValueError naming the JSON path)."""
     from tagpipe import spec
 
     loaded = spec.load_tokenizer_json(text)
-    canon = loaded.to_json()
-    model = canon["model"]
-    if model["type"] == "BPE" and len(model["vocab"]) != len(loaded.model.vocab):
-        # Duplicate ids: the oracle *writes* one token per id, but encodes with every token
-        # of the file (each with its id) and merges by those tokens' ids.
-        model["vocab"] = dict(loaded.model.vocab)
-        model["merges"] = [list(m) for m in loaded.model.merges]
+    canon = loaded.to_json(model=False)
+    model = loaded.model
+    if isinstance(model, spec.BPE):
+        # Duplicate ids: the oracle *writes* one token per id, but encodes with every token of
+        # the file (each with its id) and merges by those tokens' ids.  (Nor is writing them
+        # out free: 300,000 merges took half a second.)
+        canon["model"] = {**model.settings_json(), "vocab": model.vocab, "merges": model.merge_ids}
+    else:
+        canon["model"] = model.to_json()
     return canon
 
 
@@ -287,7 +291,7 @@ def _model_spec(model: dict[str, Any], vocab: dict[str, int]) -> dict[str, Any]:
                 "prefix": "", "suffix": ""}
     if kind == "BPE":
         unk = model.get("unk_token")
-        return {"vocab": list(vocab.items()), "merges": _merge_ids(model, vocab),
+        return {"vocab": vocab, "merges": model["merges"],
                 "bpe": {**none_bpe, "unk_id": vocab[unk] if unk is not None else None,
                         "fuse_unk": bool(model.get("fuse_unk")), "byte_fallback": bool(model.get("byte_fallback")),
                         "ignore_merges": bool(model.get("ignore_merges")),
@@ -295,10 +299,10 @@ def _model_spec(model: dict[str, Any], vocab: dict[str, int]) -> dict[str, Any]:
                         "suffix": model.get("end_of_word_suffix") or ""}}
     empty = {"vocab": [], "merges": np.zeros((0, 3), dtype=np.uint32), "bpe": none_bpe}
     if kind == "WordPiece":
-        native = {"type": "WordPiece", "vocab": list(vocab.items()), "unk_id": vocab.get(model["unk_token"]),
+        native = {"type": "WordPiece", "vocab": vocab, "unk_id": vocab.get(model["unk_token"]),
                   "prefix": model["continuing_subword_prefix"], "max_chars": model["max_input_chars_per_word"]}
     elif kind == "WordLevel":
-        native = {"type": "WordLevel", "vocab": list(vocab.items()), "unk_id": vocab.get(model["unk_token"])}
+        native = {"type": "WordLevel", "vocab": vocab, "unk_id": vocab.get(model["unk_token"])}
     else:
         native = {"type": "Unigram", "pieces": [(p, float(s)) for p, s in model["vocab"]],
                   "unk_id": model.get("unk_id"), "byte_fallback": bool(model.get("byte_fallback"))}
@@ -362,25 +366,8 @@ def _id_bound(canon: dict[str, Any]) -> int:
     """One more than the largest id the tokenizer can produce (model vocabulary and added
     tokens): what `tokenizers`' get_vocab_size(with_added_tokens=True) is for dense vocabularies."""
     vocab = canon["model"].get("vocab") or {}
-    ids = list(vocab.values()) if isinstance(vocab, dict) else [len(vocab) - 1]  # Unigram: a list
-    ids += [t["id"] for t in canon.get("added_tokens") or []]
-    return max(ids, default=-1) + 1
-
-
-def _merge_ids(model: dict[str, Any], vocab: dict[str, int]) -> np.ndarray:
-    """(left, right, result) ids per merge, in rank order.  The result is left + right
-    without the first len(continuing_subword_prefix) bytes of right (as the oracle builds it;
-    the loader has checked that every one is in the vocabulary)."""
-    cut = len((model.get("continuing_subword_prefix") or "").encode())
-    merges = model["merges"]
-    firsts, seconds = [a for a, _ in merges], [b for _, b in merges]
-    if cut == 0:  # (the common case, column by column: ~5x faster than row by row)
-        merged = list(map(str.__add__, firsts, seconds))
-    else:
-        merged = [(a.encode() + b.encode()[cut:]).decode("utf-8", "surrogateescape") for a, b in merges]
-    get = vocab.__getitem__
-    columns = [list(map(get, firsts)), list(map(get, seconds)), list(map(get, merged))]
-    return np.array(columns, dtype=np.uint32).reshape(3, len(merges)).T.copy()
+    top = max(vocab.values(), default=-1) if isinstance(vocab, dict) else len(vocab) - 1  # Unigram: a list
+    return max([top] + [t["id"] for t in canon.get("added_tokens") or []]) + 1
 
 
 # -- the tokenizer -----------------------------------------------------------------------------
@@ -421,6 +408,7 @@ class Tokenizer:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:  # the oracle refuses these files too
             raise TokenizerJsonError("", f"{path}: not UTF-8 (byte 0x{raw[e.start]:02X} at offset {e.start})") from None
+        del raw  # (not held through the load: a big file would be in memory twice)
         return cls(text, **kw)
 
     @classmethod
