@@ -1057,6 +1057,7 @@ def load_tokenizer_json(text: Union[str, bytes]) -> TokenizerSpec:
         raise TypeError(f"expected str or bytes, got {type(text).__name__}")
     # The cyclic GC is off meanwhile: it would walk the millions of lists and tuples of a big
     # file again and again as they pile up (10 million merges: 10 s), and none is garbage.
+    # (It is off for the whole process: other threads' cycles wait for the end of the load.)
     enabled = gc.isenabled()
     gc.disable()
     token = _OWNED.set(True)
