@@ -226,7 +226,8 @@ def _dropout(value: Any) -> float:
 
 class BPE(_Model):
     """``merges`` holds ``(a, b)`` in rank order, ``#version`` lines dropped and repeated merges
-    (same pair of ids) kept once, at their last rank.  ``dropout`` holds the f32 value."""
+    (same pair of ids) kept once, at their last rank; ``merge_ids`` their ids.  ``dropout``
+    holds the f32 value."""
     _NULL_MEANS_DEFAULT: ClassVar[tuple] = (
         "dropout", "unk_token", "continuing_subword_prefix", "end_of_word_suffix", "fuse_unk",
         "byte_fallback", "ignore_merges")

@@ -752,6 +752,33 @@ def test_duplicate_ids_keep_the_first_token():
     assert loaded.to_json()["model"]["merges"] == [["a", "b"]]
 
 
+def test_merge_ids_are_the_ids_the_oracle_merges_by():
+    """BPE.merge_ids (what the native model is built from): (left, right, result) per merge in
+    rank order, a repeat at its last rank, the result's prefix cut, duplicate ids as in the file."""
+    section = _with(BPE, vocab={"a": 0, "b": 1, "ab": 2, "x": 0, "xb": 3, "abab": 4},
+                    merges=["#version: 0.2", "a b", "ab ab", "x b"])
+    bpe = spec.parse_model(section)
+    assert bpe.merges == (("ab", "ab"), ("x", "b"))  # "x b" is "a b" again (ids 0, 1)
+    assert bpe.merge_ids.tolist() == [[2, 2, 4], [0, 1, 3]]  # (the oracle: "ab" encodes as 3)
+    assert bpe.to_json()["merges"] == [["ab", "ab"], ["a", "b"]]
+    assert bpe.merge_ids.dtype.name == "uint32" and not bpe.merge_ids.flags.writeable
+    cut = spec.parse_model(_with(BPE, vocab={"a": 0, "##b": 1, "ab": 2}, merges=[["a", "##b"]],
+                                 continuing_subword_prefix="##"))
+    assert cut.merge_ids.tolist() == [[0, 1, 2]]
+    empty = spec.parse_model(_with(BPE, vocab={"a": 0}, merges=[]))
+    assert empty.merge_ids.shape == (0, 3)
+    assert bpe == spec.parse_model(copy.deepcopy(section)) != cut  # (the ids do not break ==)
+
+
+def test_vocab_is_not_the_callers_object():
+    """parse_* keep a copy of a vocabulary they are handed; only load_tokenizer_json, which
+    parsed the text itself, keeps its own object."""
+    section = _with(BPE, vocab={"a": 0, "b": 1, "ab": 2}, merges=["a b"])
+    bpe = spec.parse_model(section)
+    section["vocab"]["zz"] = 9
+    assert "zz" not in bpe.vocab and bpe.vocab == {"a": 0, "b": 1, "ab": 2}
+
+
 def test_oracle_aborts_where_we_report(tmp_path):
     """Cutting continuing_subword_prefix inside a character: the oracle builds invalid UTF-8 for
     its error message and pyo3 aborts the whole process; we give an error."""
