@@ -3,10 +3,12 @@ tokenizers (the oracle) and gigatoken (where it loads the model), one thread and
 on every corpus, for all-minilm-l6-v2, bert-wiki, t5-small, marian-ortx-nmt and
 rwkv-midi-wordlevel.
 
-    python bench/families.py [--stripped] [--rounds 5] [--corpora english code ...]
-                             [--round-docs 60] [--threads N] [--out-dir DIR] [--no-write] [--no-plot]
+    python bench/families.py [--stripped | --no-cut] [--rounds 5] [--corpora english code ...]
+                             [--round-docs 60] [--threads N] [--models NAME ...] [--out-dir DIR]
+                             [--no-write] [--no-plot]
 
-Writes bench/results/families.md and .png (with --stripped: families-stripped.md / .png).
+Writes bench/results/families.md and .png (with --stripped: families-stripped.md / .png; with
+--no-cut: families-nocut.md / .png).
 
 --stripped: every engine gets the *stripped variant* of each file -- the same tokenizer.json
 with normalizer, truncation and padding set to null -- written to a temporary shared/ folder
@@ -14,6 +16,10 @@ with normalizer, truncation and padding set to null -- written to a temporary sh
 points at for this run.  It measures the models, pre-tokenizers and post-processors natively
 before the normalizers are; without it the real files run, and a tokenizer tagpipe would
 delegate is reported as such, not timed (TAGPIPE_DELEGATION=error in the workers).
+
+--no-cut: the same with only truncation and padding set to null (normalizers kept): the
+real pipelines without all-minilm-l6-v2's truncation to 128, where tagpipe stops the model
+once the kept ids are known and the oracle encodes the whole text.
 
 Method: bench/reference.py and bench/encode.py (see their docstrings): ~10 kB documents,
 every engine warms on one slice and is timed on fresh slices, one per round, engines
@@ -37,26 +43,37 @@ ENGINES = ["tagpipe", "tokenizers", "gigatoken"]
 NAMES = ["all-minilm-l6-v2", "bert-wiki", "t5-small", "marian-ortx-nmt", "rwkv-midi-wordlevel"]
 
 
-def stripped_shared(real: Path, into: Path) -> Path:
-    """A shared/ folder whose tokenizers are the stripped variants of NAMES."""
+def stripped_shared(real: Path, into: Path, sections=("normalizer", "truncation", "padding")) -> Path:
+    """A shared/ folder whose tokenizers are the variants of NAMES with `sections` set to null."""
     (into / "corpora").symlink_to(real / "corpora")
     for name in NAMES:
         data = json.loads((real / "tokenizers" / name / "tokenizer.json").read_text(encoding="utf-8"))
-        data["normalizer"] = data["truncation"] = data["padding"] = None
+        for section in sections:
+            data[section] = None
         out = into / "tokenizers" / name / "tokenizer.json"
         out.parent.mkdir(parents=True)
         out.write_text(json.dumps(data), encoding="utf-8")
     return into
 
 
+VARIANTS = {  # flag: (report name, title, sections set to null)
+    "--stripped": ("families-stripped", "WordPiece / WordLevel / Unigram families, stripped variants "
+                   "(no normalizer, truncation, padding)", ("normalizer", "truncation", "padding")),
+    "--no-cut": ("families-nocut", "WordPiece / WordLevel / Unigram families without truncation and padding",
+                 ("truncation", "padding")),
+}
+
 if __name__ == "__main__":
-    stripped = "--stripped" in sys.argv
-    if stripped:
-        sys.argv.remove("--stripped")
+    command = " ".join(["python bench/families.py"] + sys.argv[1:])
+    flags = [f for f in VARIANTS if f in sys.argv]
+    if len(flags) > 1:
+        sys.exit("--stripped and --no-cut: one variant at a time")
+    for f in flags:
+        sys.argv.remove(f)
     models = {name: ENGINES for name in NAMES}
-    if not stripped:
+    if not flags:
         sys.exit(reference.main("families", "WordPiece / WordLevel / Unigram families", models, __doc__))
+    report, title, sections = VARIANTS[flags[0]]
     with tempfile.TemporaryDirectory(prefix="tagpipe-families-") as tmp:
-        os.environ["TAGPIPE_TEST_DATA"] = str(stripped_shared(harness.shared_dir(), Path(tmp)))
-        sys.exit(reference.main("families-stripped", "WordPiece / WordLevel / Unigram families, stripped "
-                                "variants (no normalizer, truncation, padding)", models, __doc__))
+        os.environ["TAGPIPE_TEST_DATA"] = str(stripped_shared(harness.shared_dir(), Path(tmp), sections))
+        sys.exit(reference.main(report, title, models, __doc__, command))

@@ -15,7 +15,7 @@ import harness  # noqa: E402
 import plot  # noqa: E402
 
 
-def main(name: str, title: str, models: dict[str, list[str]], doc: str) -> int:
+def main(name: str, title: str, models: dict[str, list[str]], doc: str, command: str = "") -> int:
     """Measure every model with its engines, print the report, write <out-dir>/<name>.md and
     <name>.png.  Exit status 1 when an id differed or an engine failed."""
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -55,7 +55,7 @@ def main(name: str, title: str, models: dict[str, list[str]], doc: str) -> int:
                               f"{title}: encode MB/s, median of {args.rounds} rounds")
         if png:
             print(f"wrote {png}")
-    command = " ".join([f"python bench/{name}.py"] + sys.argv[1:])
+    command = command or " ".join([f"python bench/{name}.py"] + sys.argv[1:])
     image = f"![{title} throughput]({png.name})\n\n" if png else ""
     out = args.out_dir / f"{name}.md"
     out.parent.mkdir(parents=True, exist_ok=True)
