@@ -24,7 +24,7 @@ import tokenizers  # noqa: E402
 
 from tagpipe import _core  # noqa: E402
 from tagpipe.plan import Plan  # noqa: E402
-from tagpipe.tokenizer import _plan_normalizer  # noqa: E402
+from tagpipe.build import plan_normalizer  # noqa: E402
 
 MODELS = ["all-minilm-l6-v2", "bert-wiki", "t5-small", "marian-ortx-nmt", "rwkv-midi-wordlevel"]
 
@@ -33,7 +33,7 @@ def engines(model: str, delegated: list[int]) -> list[harness.Engine]:
     path = harness.shared_dir() / "tokenizers" / model / "tokenizer.json"
     node = json.loads(path.read_text(encoding="utf-8"))["normalizer"]
     plan, steps = Plan(), []
-    _plan_normalizer(node, "normalizer", plan, steps)
+    plan_normalizer(node, "normalizer", plan, steps)
     if not all(s.native for s in plan.steps):
         sys.exit(f"{model}: normalizer not native: {plan.steps}")
     oracle = tokenizers.Tokenizer.from_file(str(path)).normalizer

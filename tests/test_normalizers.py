@@ -2,7 +2,7 @@
 
 Every native normalizer is compared with ``tokenizers.normalizers.X(...).normalize_str(text)``
 (0.23.3) through ``_core.normalize(steps, text)``, the steps planned by
-``tagpipe.tokenizer._plan_normalizer`` from the normalizer's JSON:
+``tagpipe.build.plan_normalizer`` from the normalizer's JSON:
 
 * every scalar value, in chunks (each chunk once as a run of consecutive code points --
   combining marks pile up, Hangul jamo meet -- and once with each character between 'a' and
@@ -33,7 +33,7 @@ import tagpipe
 from conftest import CORPORA, SHARED, corpus_ids, needs_shared
 from tagpipe import _core
 from tagpipe.plan import Plan
-from tagpipe.tokenizer import _plan_normalizer
+from tagpipe.build import plan_normalizer
 
 FIXTURES = ["all-minilm-l6-v2", "bert-wiki", "t5-small", "marian-ortx-nmt", "rwkv-midi-wordlevel"]
 SCALARS = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
@@ -58,7 +58,7 @@ EDGE_CASES = [
 
 def plan_steps(node: dict) -> tuple[list, Plan]:
     plan, steps = Plan(), []
-    _plan_normalizer(node, "normalizer", plan, steps)
+    plan_normalizer(node, "normalizer", plan, steps)
     return steps, plan
 
 

@@ -165,7 +165,7 @@ pretok::StageSpec stage_from(const py::dict& d) {
   return s;
 }
 
-// Normalizer steps as tagpipe/tokenizer.py plans them: (kind, a, b) tuples, and for
+// Normalizer steps as tagpipe/build.py plans them: (kind, a, b) tuples, and for
 // "unicode" / "strip" a fourth item, a dict of options.
 std::vector<normalize::Step> norm_steps_from(const py::list& steps) {
   using K = normalize::Step::Kind;
@@ -292,7 +292,7 @@ std::vector<added::Token> tokens_from(const py::list& items) {
   return out;
 }
 
-// The encoder of a native plan (tagpipe/tokenizer.py builds the dict; it is trusted).
+// The encoder of a native plan (tagpipe/build.py builds the dict; it is trusted).
 class PyEncoder {
  public:
   explicit PyEncoder(const py::dict& d) : impl_(spec(d)) {}
