@@ -73,7 +73,6 @@ class IdBuffer {
   IdBuffer& operator=(const IdBuffer&) = delete;
   ~IdBuffer() { std::free(data_); }
   size_t size() const { return size_; }
-  const uint32_t* data() const { return data_; }
   // Room for n more ids at the end (now part of the size): where they go.
   uint32_t* extend(size_t n) {
     if (size_ + n > capacity_) grow(size_ + n);

@@ -158,20 +158,6 @@ class WordCache {
     }
   }
 
-  // Appends the cached ids of p[0..n) (n >= 1) to out and returns true, or returns false.
-  bool find(const uint8_t* p, uint32_t n, std::vector<uint32_t>& out) const {
-    if (n < 16) {
-      uint32_t ids[4];
-      const uint32_t c = find_short(p, n, ids);
-      if (c == 0) return false;
-      if (c != kInLong) {
-        out.insert(out.end(), ids, ids + c);
-        return true;
-      }
-    }
-    return find_long(p, n, out);
-  }
-
   // The long table only: pieces of 16+ bytes, and short ones with more than 4 ids (those
   // after find_short said kInLong).
   bool find_long(const uint8_t* p, uint32_t n, std::vector<uint32_t>& out) const {
@@ -188,8 +174,9 @@ class WordCache {
   }
 
   void insert(const uint8_t* p, uint32_t n, const uint32_t* ids, uint32_t count) {
-    if (n == 0 || n > kMaxKey || count == 0) return;
-    if (n < 16 && count <= 4) return insert_short(p, n, ids, count - 1);
+    if (n == 0 || n > kMaxKey) return;
+    if (n < 16 && count >= 1 && count <= 4) return insert_short(p, n, ids, count - 1);
+    // (more than 4 ids, or none: a piece whose characters BPE dropped)
     // (A short piece's marker goes in after its long entry: inserting that entry may wipe
     // the cache.  A marker whose entry a later wipe took is harmless -- a wipe takes both.)
     if (insert_long(p, n, ids, count) && n < 16) insert_short(p, n, nullptr, kMarker);
