@@ -55,6 +55,11 @@ class PostProcess:
         limit = self.max_length - n_added
         return None if limit < 0 else limit  # (the oracle's usize wraps: no truncation)
 
+    def _may_fail(self, limit: Optional[int]) -> bool:
+        """Whether a body longer than `limit` is the oracle's error: OnlySecond, or a stride
+        the cut cannot take (a limit of 0 empties the body instead)."""
+        return bool(limit) and (self.only_second or self.stride >= limit)
+
     def native(self, add_special: bool) -> Optional[tuple[int, bool]]:
         """The truncation the native encoder applies itself: (limit, cut_left), limit -1 for
         none; None when no text can be cut natively because a text may be the oracle's error
@@ -63,16 +68,14 @@ class PostProcess:
         limit = self.limit(add_special)
         if limit is None:
             return -1, False
-        if limit and (self.only_second or self.stride >= limit):
-            return None
-        return limit, self.cut_left
+        return None if self._may_fail(limit) else (limit, self.cut_left)
 
     def failing(self, lengths: np.ndarray, add_special: bool) -> np.ndarray:
         """Where the oracle fails (it is asked, to raise its own error): a body that must be cut
         under OnlySecond, or with a stride the cut cannot take."""
         limit = self.limit(add_special)
         n_added = self.n_prefix + self.n_suffix if add_special else 0
-        if limit is None or limit == 0 or not (self.only_second or self.stride >= limit):
+        if not self._may_fail(limit):
             return np.zeros(len(lengths), dtype=bool)
         return lengths - n_added > limit
 

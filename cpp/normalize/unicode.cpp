@@ -111,6 +111,19 @@ struct Decomposer {
   }
 };
 
+// The flags some stage acts on.
+uint32_t touched_flags(const UnicodeOptions& opt) {
+  return (opt.clean_text ? T::kCleanRemove | T::kCleanSpace : 0) | (opt.chinese ? T::kChinese : 0) |
+         (opt.decompose ? T::kHangul | opt.drop : 0) | opt.drop_after;
+}
+
+// Whether the pass writes the character as it is: a starter with none of the flags `touch`
+// and no mapping the pass uses.
+bool untouched(const UnicodeOptions& opt, const Record& r, uint32_t touch) {
+  return !(r.flags & touch) && r.ccc == 0 && !(opt.lowercase && r.lower) &&
+         !(opt.decompose == UnicodeOptions::Nfd && r.nfd) && !(opt.decompose == UnicodeOptions::Nfkd && r.nfkd);
+}
+
 }  // namespace
 
 Origin Source::at(uint32_t i) const {
@@ -153,8 +166,7 @@ std::shared_ptr<const CharMap> char_map(const UnicodeOptions& opt) {
   map->modelled = std::none_of(out, out + 128, [](int16_t v) { return v == -2; });
   for (auto& k : map->two) k = CharMap::kSlow;
   if (!map->modelled) return map;
-  const uint32_t touch = (opt.clean_text ? T::kCleanRemove | T::kCleanSpace : 0) | (opt.chinese ? T::kChinese : 0) |
-                         (opt.decompose ? T::kHangul | opt.drop : 0) | opt.drop_after;
+  const uint32_t touch = touched_flags(opt);
   Scratch sc;
   std::string alone, mark;
   std::vector<Origin> none;
@@ -168,8 +180,7 @@ std::shared_ptr<const CharMap> char_map(const UnicodeOptions& opt) {
   for (uint32_t c = 0x80; c < 0x800; c++) {
     const Record& r = props(c);
     const uint32_t k = c - 0x80;
-    if (!(r.flags & touch) && r.ccc == 0 && !(opt.lowercase && r.lower) &&
-        !(opt.decompose == UnicodeOptions::Nfd && r.nfd) && !(opt.decompose == UnicodeOptions::Nfkd && r.nfkd)) {
+    if (untouched(opt, r, touch)) {
       map->two[k] = CharMap::kUnchanged;
       continue;
     }
@@ -177,10 +188,8 @@ std::shared_ptr<const CharMap> char_map(const UnicodeOptions& opt) {
     // The characters decomposition makes of c (c itself without one).
     std::vector<uint32_t> parts;
     const uint32_t off = opt.decompose == UnicodeOptions::Nfd ? r.nfd : opt.decompose == UnicodeOptions::Nfkd ? r.nfkd : 0;
-    if (opt.clean_text && (r.flags & (T::kCleanRemove | T::kCleanSpace))) {
-      parts.push_back(c);  // removed or one ' ': nothing to order
-    } else if (off == 0) {
-      parts.push_back(c);
+    if (off == 0 || (opt.clean_text && (r.flags & (T::kCleanRemove | T::kCleanSpace)))) {
+      parts.push_back(c);  // (clean_text: removed, or one ' ' -- nothing to order)
     } else {
       const std::string_view d = pooled(off);
       const auto* b = reinterpret_cast<const uint8_t*>(d.data());
@@ -209,10 +218,7 @@ bool unicode_pass(const UnicodeOptions& opt, const CharMap& map, const Source& s
   sc.pending.clear();
   if (!map.modelled) return false;
   const int16_t* ascii = map.ascii;
-  // The flags some stage acts on (a character with none of them, ccc 0 and no mapping the
-  // pass uses goes through as is).
-  const uint32_t touch = (opt.clean_text ? T::kCleanRemove | T::kCleanSpace : 0) | (opt.chinese ? T::kChinese : 0) |
-                         (opt.decompose ? T::kHangul | opt.drop : 0) | opt.drop_after;
+  const uint32_t touch = touched_flags(opt);
   // Characters no stage changes are copied in runs: `run` is where the current one began.
   uint32_t run = 0;
   auto copy_run = [&](uint32_t end) {
@@ -258,8 +264,7 @@ bool unicode_pass(const UnicodeOptions& opt, const CharMap& map, const Source& s
     }
     if (!decode(src.s, src.n, i, cp, len)) return false;
     const Record& rec = props(cp);
-    if (!(rec.flags & touch) && rec.ccc == 0 && !(opt.lowercase && rec.lower) &&
-        !(opt.decompose == UnicodeOptions::Nfd && rec.nfd) && !(opt.decompose == UnicodeOptions::Nfkd && rec.nfkd)) {
+    if (untouched(opt, rec, touch)) {
       if (d.idle()) continue;  // a starter that no stage changes: the run goes on
       d.flush();               // (after the non-starters before it)
       run = i;
@@ -267,9 +272,7 @@ bool unicode_pass(const UnicodeOptions& opt, const CharMap& map, const Source& s
     }
     copy_run(i), run = i + len;
     const Origin o = need_origin ? src.at(i) : Origin{0, 0};
-    if (opt.chinese && (rec.flags & T::kChinese) && d.idle() && !(rec.flags & touch & ~T::kChinese) &&
-        rec.ccc == 0 && !(opt.lowercase && rec.lower) && !(opt.decompose == UnicodeOptions::Nfd && rec.nfd) &&
-        !(opt.decompose == UnicodeOptions::Nfkd && rec.nfkd)) {
+    if (opt.chinese && (rec.flags & T::kChinese) && d.idle() && untouched(opt, rec, touch & ~T::kChinese)) {
       // An ideograph nothing else changes: ' ', c, ' ' straight out.
       dst.push_back(' ');
       dst.append(reinterpret_cast<const char*>(src.s + i), len);
