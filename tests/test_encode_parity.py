@@ -595,6 +595,38 @@ def test_hypothesis_text(name, data):
     report.check()
 
 
+def _bridge_pool(name: str) -> list[str]:
+    """Characters and short strings that the vocabulary's multi-character tokens are made of
+    (a sample), plus CJK, Cyrillic, marks, emoji and ASCII: long pieces of them put the cuts
+    of cpp/model/bridge_cuts.h next to merges that span characters."""
+    vocab = oracle_for(name).get_vocab()
+    decoded = []
+    for tok in sorted(vocab)[:: max(1, len(vocab) // 4000)]:
+        text = oracle_for(name).decode([vocab[tok]])
+        if 2 <= len(text) <= 4 and "\ufffd" not in text and not text.isspace():
+            decoded.append(text.strip() or text)
+    return decoded + list("中文字符的是一國語言русскийязыкéèàü\u0301\u0308😀🙂abcxyz0123-_.,")
+
+
+@needs_shared
+@pytest.mark.parametrize("name", ["gpt2", "llama3", "gpt-4o", "qwen3", "deepseek-v3", "llama2",
+                                  "mistral-7b-v0.1", "gemma3"])
+def test_long_pieces_cut_exactly(name):
+    """Pieces of 16+ bytes that the cache has not seen are cut where no merge can bridge two
+    characters: long unspaced runs of vocabulary fragments, CJK, Cyrillic and marks, fresh each
+    (so every one takes the cut path), equal the oracle's ids."""
+    tok, oracle = tagpipe_for(name), oracle_for(name)
+    pool = _bridge_pool(name)
+    rng = random.Random(f"cuts:{name}")
+    texts = []
+    for _ in range(400):
+        words = ["".join(rng.choice(pool) for _ in range(rng.randint(4, 40))) for _ in range(rng.randint(1, 4))]
+        texts.append(rng.choice(["", " ", "\n"]).join(words))
+    report = Report(name, tok, oracle, tagpipe_outside(name))
+    run_and_compare(report, tok, texts, False, native=True, nfc=nfc_for(name))
+    report.check()
+
+
 # ---------------------------------------------------------------------------------------
 # 4. Added tokens in awkward places
 # ---------------------------------------------------------------------------------------
@@ -945,6 +977,54 @@ def synthetic_cases() -> list[Synthetic]:
                 mv, SP_MERGES, unk="<unk>", fuse_unk=True, pre=metaspace(scheme, split),
                 added_tokens=[added("<s>", special=True)]),
                 ABC_TEXTS + ["▁ab", " ▁ab", "ab▁ab", "<s>ab", "<s> ab"], needles=["<s>", "▁"]))
+    # Vocabulary strings that are not their own BPE (no merge builds them): a piece equal to one
+    # is still merged, so the table of one-token pieces (cpp/model/token_pieces.h) must hold
+    # only strings whose own BPE is that token -- a plain vocabulary lookup would give "xyz" one id.
+    uv = _with_merged(["<unk>"] + LETTERS, ABC_MERGES) + ["xyz", "bd", "dcba", "zz"]
+    uid = {t: i for i, t in enumerate(uv)}
+    unbuilt = {"xyz": [uid["xy"], uid["z"]], "bd": [uid["b"], uid["d"]], "zz": [uid["z"], uid["z"]],
+               "abcd": [uid["abcd"]]}
+    unbuilt_texts = ABC_TEXTS + ["xyz bd dcba zz abcd", "xyz xyz", "zzz bdbd", "dcba abc"]
+    cases.append(Synthetic("unbuilt_vocab_strings_whitespace", bpe_json(uv, ABC_MERGES, unk="<unk>", pre=WHITESPACE),
+                           unbuilt_texts, oracle_expect=unbuilt))
+    cases.append(Synthetic("unbuilt_vocab_strings_bytelevel", bpe_json(uv, ABC_MERGES, pre=bytelevel()),
+                           unbuilt_texts, oracle_expect=unbuilt))
+    # Long ByteLevel pieces are cut before characters no merge result bridges to the one before
+    # (cpp/model/bridge_cuts.h).  A result "aé" bridges a|é, so that boundary stays whole; with
+    # ignore_merges, a part that is a vocabulary string whose merges give something else ("bcd":
+    # its merges give bc d) would become one token, so such a piece is not cut at all.
+    e_acute = BL[0xC3] + BL[0xA9]
+    bridge_merges = [(BL[0xC3], BL[0xA9]), ("a", e_acute), ("b", "c"), ("c", "d")]
+    bv = _with_merged(list(BL), bridge_merges) + ["bcd"]
+    bid = {t: i for i, t in enumerate(bv)}
+    bridge_texts = ["x" * 12 + "aé" + "y" * 12, "z" * 7 + "bcd" + "z" * 9, "é" * 9 + "aé" * 5, "bcd" * 6,
+                    "abcdé" * 5, "中文" * 6 + "aé", " " + "éa" * 10]
+    bridge_expect = {"x" * 12 + "aé" + "y" * 12: [bid["x"]] * 12 + [bid["a" + e_acute]] + [bid["y"]] * 12,
+                     "z" * 7 + "bcd" + "z" * 9: [bid["z"]] * 7 + [bid["bc"], bid["d"]] + [bid["z"]] * 9}
+    for ignore in (False, True):
+        cases.append(Synthetic(f"bytelevel_cuts_ignore_merges{ignore}", bpe_json(
+            bv, bridge_merges, ignore_merges=ignore, pre=bytelevel()), ABC_TEXTS + bridge_texts,
+            oracle_expect=bridge_expect))
+    # The same cuts in plain (Metaspace) pieces of 16+ bytes.  They are exact only while an
+    # unknown character's symbols never merge: no character dropped (its neighbours could merge
+    # across it: "a中b" is "ab" without unk or byte_fallback), no merge taking a <0xXX> token,
+    # and with fuse_unk no cut between two unknown characters (one unk for "中文").
+    plain_merges = [("a", "é"), ("x", "x"), ("▁", "x"), ("a", "b"), ("▁", "a")]
+    plain_texts = ["x" * 12 + "aé" + "y" * 12, "x" * 12 + "中文" + "y" * 12, "x" * 12 + "a中b" + "y" * 12,
+                   "é" * 8 + "中" * 6 + "aé" * 4, "ab" * 9 + "中" + "ab" * 9, "😀" * 5 + "x" * 9 + "文😀é",
+                   "xxxxxxxx aéaéaéaéaéaé 中文中文中文中文中文 abababababab"]
+    plain_base = ["<unk>"] + ["▁"] + LETTERS + ["é", "文"]
+    for label, extra, kw in [("byte_fallback", BYTE_TOKENS, dict(unk="<unk>", byte_fallback=True)),
+                             ("unk_fused", [], dict(unk="<unk>", fuse_unk=True)),
+                             ("unk_unfused", [], dict(unk="<unk>", fuse_unk=False)),
+                             ("dropped", [], dict())]:
+        pv = _with_merged(plain_base + extra, plain_merges)
+        cases.append(Synthetic(f"metaspace_cuts_{label}", bpe_json(pv, plain_merges, pre=metaspace(), **kw),
+                               ABC_TEXTS + plain_texts))
+    bytes_merges = plain_merges + [("<0xE4>", "<0xB8>")]
+    pv = _with_merged(plain_base + BYTE_TOKENS, bytes_merges)
+    cases.append(Synthetic("metaspace_cuts_byte_tokens_merge", bpe_json(
+        pv, bytes_merges, unk="<unk>", byte_fallback=True, pre=metaspace()), ABC_TEXTS + plain_texts))
     # Sequence pre-tokenizer (Whitespace-then-Metaspace)
     cases.append(Synthetic("pre_sequence", bpe_json(
         mv, SP_MERGES, unk="<unk>", pre={"type": "Sequence", "pretokenizers": [WHITESPACE_SPLIT, metaspace()]}),

@@ -117,9 +117,43 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
   const pretok::Text& t = w.pieces.text;
   const std::vector<pretok::Piece>& pieces = w.pieces.pieces;
   const size_t count = pieces.size();
+  cache.set_token_pieces(piece_model_ ? nullptr : &bpe_.token_pieces(t.byte_mapped));
   constexpr size_t kAhead = 16;
   for (size_t k = 0; k < count && k < kAhead; k++) cache.prefetch(t.bytes + pieces[k].begin, pieces[k].end - pieces[k].begin);
   IdSink& sink = w.sink;
+  // One piece, or one part of a cut one: a hit, a one-token piece, or a job for BPE (a hole
+  // in the sink until flush_misses).  kCut: a new long piece that can be cut (Bpe::cuts),
+  // at w.cuts; its parts are then pieces of their own -- mostly a character or two of
+  // Chinese text, or a word, which the cache knows, where it seldom knows the whole clause.
+  enum { kDone, kCut, kFailed };
+  auto piece = [&](const uint8_t* p, uint32_t n, bool may_cut) {
+    const uint32_t c = n < 16 ? cache.find_short(p, n, sink.room(4)) : WordCache::kInLong;
+    if (c - 1 < 4) {  // 1..4 ids: a hit
+      sink.size += c;
+      return kDone;
+    }
+    if (c == 0) {  // a new word: one token, perhaps (then cached, as a miss would be)
+      if (cache.pending()) rebudget(cache);  // (before the cache grows: see flush_misses)
+      if (cache.find_token_piece(p, n, sink.room(4))) {
+        sink.size += 1;
+        return kDone;
+      }
+    }
+    if (c == WordCache::kInLong) {  // a long piece, or a short one with more than 4 ids
+      w.bpe_out.clear();
+      if (cache.find_long(p, n, w.bpe_out)) {
+        sink.append(w.bpe_out.data(), w.bpe_out.size());
+        return kDone;
+      }
+      if (may_cut && n >= 16 && !piece_model_ && bpe_.cuts(p, n, t.byte_mapped, w.cuts)) return kCut;
+    }
+    size_t job = 0;
+    while (job < w.jobs.size() && !(w.jobs[job].n == n && std::memcmp(w.jobs[job].s, p, n) == 0)) job++;
+    if (job == w.jobs.size()) w.jobs.push_back({p, n});
+    w.holes.push_back({sink.size, job});
+    if (w.jobs.size() == Bpe::kMaxJobs && !flush_misses(w, cache, t.byte_mapped)) return kFailed;
+    return kDone;
+  };
   for (size_t k = 0; k < count; k++) {
     if (sink.size >= w.stop_at) break;  // (the ids of waiting misses only add to it)
     if (k + kAhead < count) {
@@ -128,23 +162,12 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
     }
     const uint8_t* p = t.bytes + pieces[k].begin;
     const uint32_t n = pieces[k].end - pieces[k].begin;
-    const uint32_t c = n < 16 ? cache.find_short(p, n, sink.room(4)) : WordCache::kInLong;
-    if (c - 1 < 4) {  // 1..4 ids: a hit
-      sink.size += c;
-      continue;
-    }
-    if (c == WordCache::kInLong) {  // a long piece, or a short one with more than 4 ids
-      w.bpe_out.clear();
-      if (cache.find_long(p, n, w.bpe_out)) {
-        sink.append(w.bpe_out.data(), w.bpe_out.size());
-        continue;
-      }
-    }
-    size_t job = 0;
-    while (job < w.jobs.size() && !(w.jobs[job].n == n && std::memcmp(w.jobs[job].s, p, n) == 0)) job++;
-    if (job == w.jobs.size()) w.jobs.push_back({p, n});
-    w.holes.push_back({sink.size, job});
-    if (w.jobs.size() == Bpe::kMaxJobs && !flush_misses(w, cache, t.byte_mapped)) return false;
+    const auto r = piece(p, n, true);
+    if (r == kFailed) return false;
+    if (r == kDone) continue;
+    w.cuts.push_back(n);
+    for (uint32_t begin = 0, i = 0; i < w.cuts.size(); begin = w.cuts[i++])
+      if (piece(p + begin, w.cuts[i] - begin, false) == kFailed) return false;
   }
   if (w.times) w.times->pieces += int64_t(count);
   return flush_misses(w, cache, t.byte_mapped);

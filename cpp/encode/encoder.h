@@ -123,6 +123,7 @@ struct Worker {
     size_t job;
   };
   std::vector<Hole> holes;
+  std::vector<uint32_t> cuts;  // where encode_pieces cuts a piece (Bpe::cuts)
   std::vector<added::Segment> raw_segments, norm_segments;
   pretok::Text gap, sub;
 };

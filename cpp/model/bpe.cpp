@@ -29,6 +29,8 @@ uint32_t utf8_length(uint8_t lead) { return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : 
 
 Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions options)
     : vocab_(std::move(vocab)), merges_(merges), opt_(std::move(options)) {
+  merge_results_.reserve(merges.size());
+  for (const BpeMerge& m : merges) merge_results_.push_back(m.result);
   {
     std::vector<uint32_t> ids;
     vocab_.for_each([&](std::string_view, uint32_t id) { ids.push_back(id); });
@@ -80,6 +82,98 @@ Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions opti
     std::snprintf(name, sizeof name, "<0x%02X>", b);
     byte_token_[b] = vocab_.get(name);
   }
+  for (const BpeMerge& m : merges)
+    for (const uint32_t id : {m.left, m.right}) {
+      merges_take_bytes_or_unk_ |= id == opt_.unk_id;
+      for (int b = 0; b < 256; b++) merges_take_bytes_or_unk_ |= id == byte_token_[b];
+    }
+}
+
+const TokenPieces& Bpe::token_pieces(bool byte_mapped) const {
+  std::call_once(token_pieces_once_[byte_mapped], [&] {
+    std::vector<std::pair<std::string_view, uint32_t>> keys;
+    (byte_mapped ? byte_vocab_ : vocab_).for_each([&](std::string_view key, uint32_t id) { keys.emplace_back(key, id); });
+    BpeScratch sc;
+    std::vector<uint32_t> out;
+    token_pieces_[byte_mapped] = TokenPieces(one_token_pieces(keys, [&](const uint8_t* s, uint32_t n, uint32_t id) {
+      out.clear();
+      encode(s, n, byte_mapped, out, sc);
+      return out.size() == 1 && out[0] == id;
+    }));
+  });
+  return token_pieces_[byte_mapped];
+}
+
+// Whether cuts() is exact for this vocabulary, per piece form (model/bridge_cuts.h): the
+// symbols of a character never merge with anything unless the character is in the
+// vocabulary -- so no character is dropped (its neighbours could then merge across it),
+// and no merge takes a <0xXX> byte token or the unk token -- and nothing else changes how
+// symbols merge.  ByteLevel pieces: every byte's character is in the vocabulary.
+const Bpe::Cuts& Bpe::piece_cuts(bool byte_mapped) const {
+  std::call_once(cuts_once_[byte_mapped], [&] {
+    Cuts& c = cuts_[byte_mapped];
+    bool ok = simple_bytes_ && !duplicate_ids_;
+    if (byte_mapped) {
+      for (int b = 0; b < 256; b++) ok &= byte_char_id_[1][0][b] != kMissing;
+    } else {
+      bool all_bytes = opt_.byte_fallback;
+      for (int b = 0; b < 256; b++) all_bytes &= byte_token_[b] != kMissing;
+      ok &= all_bytes || opt_.unk_id != BpeOptions::kNone;  // (else an unknown character is dropped)
+      ok &= !merges_take_bytes_or_unk_;
+      c.unk_waits = !all_bytes && opt_.unk_id != BpeOptions::kNone;
+    }
+    c.exact = ok;
+    if (!ok) return;
+    uint32_t max_id = 0;
+    for (uint32_t id : merge_results_) max_id = std::max(max_id, id);
+    std::vector<uint8_t> result(size_t(max_id) + 1, 0);  // by id: whether some merge gives it
+    for (uint32_t id : merge_results_) result[id] = 1;
+    BpeScratch sc;
+    std::vector<uint32_t> out;
+    (byte_mapped ? byte_vocab_ : vocab_).for_each([&](std::string_view key, uint32_t id) {
+      const auto* t = reinterpret_cast<const uint8_t*>(key.data());
+      if (id < result.size() && result[id]) c.bridges.add(t, uint32_t(key.size()));
+      if (opt_.ignore_merges && key.size() > 1) {
+        out.clear();
+        encode_merges(t, uint32_t(key.size()), byte_mapped, out, sc);
+        if (out.size() != 1 || out[0] != id) c.merges_differ.put(key, id);
+      }
+    });
+  });
+  return cuts_[byte_mapped];
+}
+
+// A plain piece's character at s[0..len) is its own vocabulary token (not unk, not bytes).
+bool Bpe::known_char(const uint8_t* s, uint32_t len) const {
+  if (len > 3) return false;  // (outside the BMP: counted as unknown -- a cut needs less)
+  uint32_t cp = len == 1 ? s[0] : s[0] & (0xFF >> (len + 1));
+  for (uint32_t k = 1; k < len; k++) cp = (cp << 6) | (s[k] & 0x3F);
+  return bmp_id_[cp] != kMissing;
+}
+
+bool Bpe::cuts(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint32_t>& at) const {
+  at.clear();
+  const Cuts& c = piece_cuts(byte_mapped);
+  if (!c.exact || whole_piece(s, n, byte_mapped) != kMissing) return false;  // (ignore_merges: one token)
+  uint32_t prev = 0;  // where the character before p starts
+  for (uint32_t p = 1; p < n; p++) {
+    if ((s[p] & 0xC0) == 0x80) continue;  // (before a character's first byte only)
+    // An unk waits for the next known character (byte-fallback bytes go before it; with
+    // fuse_unk the next unk joins it): never a cut between two unknown characters.
+    const bool cut = !c.bridges.bridged(s, n, p) &&
+                     !(c.unk_waits && !known_char(s + prev, p - prev) && !known_char(s + p, std::min(utf8_length(s[p]), n - p)));
+    if (cut) at.push_back(p);
+    prev = p;
+  }
+  if (c.merges_differ.size()) {
+    uint32_t begin = 0;
+    for (size_t k = 0; k <= at.size(); k++) {
+      const uint32_t end = k < at.size() ? at[k] : n;
+      if (c.merges_differ.get(s + begin, end - begin) != kMissing) at.clear();
+      begin = end;
+    }
+  }
+  return !at.empty();
 }
 
 bool Bpe::byte_fallback_ok(const uint8_t* c, uint32_t len) const {
@@ -183,12 +277,12 @@ void Bpe::small_start(SmallWord& w, const uint32_t* ids, uint32_t n) const {
   }
   // The first lookups are independent: start all their memory reads before using any
   // (a new word's pairs are mostly cold in the cache).
-  for (uint32_t i = 0; i + 1 < n; i++) merges_.prefetch(ids[i], ids[i + 1]), w.stale |= 1u << i;
+  for (uint32_t i = 0; i + 1 < n; i++) merges_.prefetch(ids[i], ids[i + 1]), w.stale |= uint64_t(1) << i;
 }
 
 bool Bpe::small_step(SmallWord& w) const {
-  for (uint32_t b = w.stale; b; b &= b - 1) {  // the pairs the last merge formed (prefetched then)
-    const uint32_t i = uint32_t(__builtin_ctz(b)), after = w.next[i];
+  for (uint64_t b = w.stale; b; b &= b - 1) {  // the pairs the last merge formed (prefetched then)
+    const uint32_t i = uint32_t(__builtin_ctzll(b)), after = w.next[i];
     if (after >= kScanMax || !merges_.find(w.id[i], w.id[after], w.rank[i], w.result[i])) w.rank[i] = UINT32_MAX;
   }
   w.stale = 0;
@@ -206,8 +300,8 @@ bool Bpe::small_step(SmallWord& w) const {
   const uint32_t after = w.next[best], before = w.prev[best];
   if (after < kScanMax) w.prev[after] = uint8_t(best), merges_.prefetch(w.id[best], w.id[after]);
   w.rank[best] = UINT32_MAX;
-  w.stale |= 1u << best;
-  if (before < kScanMax) merges_.prefetch(w.id[before], w.id[best]), w.stale |= 1u << before;
+  w.stale |= uint64_t(1) << best;
+  if (before < kScanMax) merges_.prefetch(w.id[before], w.id[best]), w.stale |= uint64_t(1) << before;
   return false;
 }
 
@@ -238,7 +332,12 @@ void Bpe::merge_large(BpeScratch& sc, std::vector<uint32_t>& out) const {
   auto set = [&](uint32_t i, uint64_t key) {
     uint32_t k = size + i;
     tree[k] = key;
-    for (k >>= 1; k; k >>= 1) tree[k] = std::min(tree[2 * k], tree[2 * k + 1]);
+    // Up to the first node whose minimum stays what it was: the ones above it do too.
+    for (k >>= 1; k; k >>= 1) {
+      const uint64_t m = std::min(tree[2 * k], tree[2 * k + 1]);
+      if (tree[k] == m) break;
+      tree[k] = m;
+    }
   };
   auto pair_key = [&](uint32_t i) -> uint64_t {
     const int32_t next = sym[i].next;
@@ -315,34 +414,42 @@ bool Bpe::small_symbols(const uint8_t* s, uint32_t n, bool byte_mapped, uint32_t
 
 void Bpe::encode_many(BpeJob* jobs, size_t count, bool byte_mapped, std::vector<uint32_t>& ids,
                       BpeScratch& sc) const {
-  SmallWord words[kMaxJobs];
-  BpeJob* owner[kMaxJobs];
-  size_t live = 0;
-  for (size_t j = 0; j < count; j++) {
-    BpeJob& job = jobs[j];
-    job.first = uint32_t(ids.size());
-    uint32_t init[kScanMax], m = 0;
-    if (job.n && live < kMaxJobs && whole_piece(job.s, job.n, byte_mapped) == kMissing &&
-        small_symbols(job.s, job.n, byte_mapped, init, m) && m) {
-      small_start(words[live], init, m);
-      owner[live++] = &job;
-      continue;
+  // Up to kLive words merge at once, round robin; after each round the slots of the words
+  // that finished take the next jobs -- so a long word's last merges still overlap with
+  // other words' lookups, instead of running alone at the end of the batch.
+  SmallWord store[kLive];
+  SmallWord* words[kLive];  // the live ones first (a finished word swaps with the last)
+  BpeJob* owner[kLive];
+  for (size_t i = 0; i < kLive; i++) words[i] = &store[i];
+  size_t live = 0, next = 0;
+  auto refill = [&] {
+    while (live < kLive && next < count) {
+      BpeJob& job = jobs[next++];
+      job.first = uint32_t(ids.size());
+      uint32_t init[kScanMax], m = 0;
+      if (job.n && whole_piece(job.s, job.n, byte_mapped) == kMissing &&
+          small_symbols(job.s, job.n, byte_mapped, init, m) && m) {
+        small_start(*words[live], init, m);
+        owner[live++] = &job;
+        continue;
+      }
+      encode(job.s, job.n, byte_mapped, ids, sc);  // (the rare ones, right away)
+      job.count = uint32_t(ids.size()) - job.first;
     }
-    encode(job.s, job.n, byte_mapped, ids, sc);  // (the rare ones, one after another)
-    job.count = uint32_t(ids.size()) - job.first;
-  }
-  while (live)
+  };
+  for (refill(); live; refill())
     for (size_t i = 0; i < live;) {
-      if (!small_step(words[i])) {
+      if (!small_step(*words[i])) {
         i++;
         continue;
       }
       BpeJob& job = *owner[i];
       job.first = uint32_t(ids.size());
-      small_emit(words[i], ids);
+      small_emit(*words[i], ids);
       job.count = uint32_t(ids.size()) - job.first;
       --live;
-      if (i != live) words[i] = words[live], owner[i] = owner[live];
+      std::swap(words[i], words[live]);
+      owner[i] = owner[live];
     }
 }
 
@@ -353,6 +460,12 @@ void Bpe::encode(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uin
     out.push_back(id);
     return;
   }
+  encode_merges(s, n, byte_mapped, out, sc);
+}
+
+void Bpe::encode_merges(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint32_t>& out,
+                        BpeScratch& sc) const {
+  if (n == 0) return;
   uint32_t ids[kScanMax], count = 0;
   if (small_symbols(s, n, byte_mapped, ids, count)) {
     if (count) merge_small(ids, count, out);

@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/huge_table.h"
+
 namespace tagpipe {
 
 struct BpeMerge {
@@ -105,8 +107,8 @@ class MergeTable {
   int64_t delta_ = 0;
   bool affine_ = false, compact_ = false;
   size_t mask_ = 0;
-  std::vector<uint64_t> slots_;
-  std::vector<Wide> wide_;
+  HugeTable<uint64_t> slots_;
+  HugeTable<Wide> wide_;
 };
 
 }  // namespace tagpipe

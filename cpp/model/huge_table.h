@@ -1,0 +1,61 @@
+// An array in its own allocation, on transparent huge pages where the OS gives them (the
+// word cache's tables, the merge table): lookups land anywhere in it, and with 4 KiB pages
+// most of them would also miss the TLB -- a page walk before the cache miss itself.
+#pragma once
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <utility>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+namespace tagpipe {
+
+template <class T>
+class HugeTable {
+ public:
+  HugeTable() = default;
+  HugeTable(const HugeTable&) = delete;
+  HugeTable& operator=(const HugeTable&) = delete;
+  ~HugeTable() { std::free(data_); }
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  size_t capacity() const { return size_; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+  T* begin() { return data_; }
+  T* end() { return data_ + size_; }
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size_; }
+
+  void reset(size_t n) {  // n zeroed entries
+    std::free(data_);
+    data_ = nullptr, size_ = 0;
+    if (!n) return;
+    const size_t bytes = n * sizeof(T), align = bytes >= (size_t(2) << 20) ? (size_t(2) << 20) : 64;
+    data_ = static_cast<T*>(std::aligned_alloc(align, (bytes + align - 1) / align * align));
+    if (!data_) throw std::bad_alloc();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (align > 64) madvise(data_, bytes, MADV_HUGEPAGE);
+#endif
+    std::memset(static_cast<void*>(data_), 0, bytes);
+    size_ = n;
+  }
+  void assign(size_t n, const T& value) {
+    reset(n);
+    for (size_t i = 0; i < n; i++) data_[i] = value;
+  }
+  void swap(HugeTable& o) {
+    std::swap(data_, o.data_);
+    std::swap(size_, o.size_);
+  }
+
+ private:
+  T* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace tagpipe
