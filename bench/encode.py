@@ -82,7 +82,13 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
+# numpy's OpenBLAS starts a thread per core, which busy-waits for a while after work it is
+# given: on these 2-core machines that slowed a one-thread tagpipe run that followed it to
+# half speed (llama2 multilingual, Tokenizer.profile: 59 ns/B of model time, 27 without it).
+# No engine uses BLAS.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402

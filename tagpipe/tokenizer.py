@@ -118,7 +118,14 @@ class Tokenizer:
 
     def explain(self) -> str:
         head = "tagpipe: " + ("native" if self.native else "DELEGATED to tokenizers")
-        return "\n".join([head] + ["  " + str(s) for s in self.plan.steps])
+        lines = [head] + ["  " + str(s) for s in self.plan.steps]
+        if self._native is not None:
+            why_not = self._native.cut_rule()
+            if why_not != "not BPE":
+                lines.append("  BPE cuts: " + (f"off ({why_not})" if why_not else
+                             "a new piece of 16+ bytes is cut before each character no merge can bridge "
+                             "to the one before it (cpp/model/bridge_cuts.h)"))
+        return "\n".join(lines)
 
     def _oracle_tokenizer(self):
         if not delegation_allowed():  # checked on every call, not only the first

@@ -978,8 +978,7 @@ def synthetic_cases() -> list[Synthetic]:
                 added_tokens=[added("<s>", special=True)]),
                 ABC_TEXTS + ["▁ab", " ▁ab", "ab▁ab", "<s>ab", "<s> ab"], needles=["<s>", "▁"]))
     # Vocabulary strings that are not their own BPE (no merge builds them): a piece equal to one
-    # is still merged, so the table of one-token pieces (cpp/model/token_pieces.h) must hold
-    # only strings whose own BPE is that token -- a plain vocabulary lookup would give "xyz" one id.
+    # is still merged -- a plain vocabulary lookup would give "xyz" one id.
     uv = _with_merged(["<unk>"] + LETTERS, ABC_MERGES) + ["xyz", "bd", "dcba", "zz"]
     uid = {t: i for i, t in enumerate(uv)}
     unbuilt = {"xyz": [uid["xy"], uid["z"]], "bd": [uid["b"], uid["d"]], "zz": [uid["z"], uid["z"]],
@@ -1072,6 +1071,17 @@ def test_synthetic_tokenizer(case):
     for add_special in (True, False):
         run_and_compare(report, tok, texts, add_special, native=case.expect_native, nfc=nfc)
     report.check()
+
+
+def test_explain_names_the_cut_rule():
+    """explain() says whether long new pieces are cut, and which exactness condition stops it."""
+    by_id = {c.id: c for c in SYNTHETIC}
+    cases = {"bytelevel_cuts_ignore_mergesFalse": "BPE cuts: a new piece of 16+ bytes is cut",
+             "metaspace_cuts_byte_fallback": "BPE cuts: a new piece of 16+ bytes is cut",
+             "metaspace_cuts_dropped": "BPE cuts: off (an unknown character is dropped",
+             "metaspace_cuts_byte_tokens_merge": "BPE cuts: off (a merge takes a <0xXX> or unk token)"}
+    for case, line in cases.items():
+        assert line in tagpipe.Tokenizer.from_str(by_id[case].json).explain(), case
 
 
 def test_harness_nfc_active():

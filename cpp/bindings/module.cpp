@@ -350,6 +350,7 @@ class PyEncoder {
 
   size_t cache_used() const { return impl_.cache_used(); }
   void clear_cache() const { impl_.clear_cache(); }
+  std::string cut_rule() const { return impl_.cut_rule(); }
 
   // {"normalize": ns, "split": ns, "model": ns} for encoding these texts on this thread.
   py::dict profile(const py::list& texts, bool add_special) const {
@@ -577,6 +578,7 @@ PYBIND11_MODULE(_core, m) {
            py::arg("add_special_tokens"), py::arg("threads"), py::arg("truncate") = -1,
            py::arg("truncate_left") = false)
       .def("clear_cache", &PyEncoder::clear_cache)
+      .def("cut_rule", &PyEncoder::cut_rule)
       .def("profile", &PyEncoder::profile, py::arg("texts"), py::arg("add_special_tokens"))
       .def_property_readonly("cache_used", &PyEncoder::cache_used)
       .def_property_readonly("cache_bytes", &PyEncoder::cache_bytes);

@@ -117,11 +117,10 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
   const pretok::Text& t = w.pieces.text;
   const std::vector<pretok::Piece>& pieces = w.pieces.pieces;
   const size_t count = pieces.size();
-  cache.set_token_pieces(piece_model_ ? nullptr : &bpe_.token_pieces(t.byte_mapped));
   constexpr size_t kAhead = 16;
   for (size_t k = 0; k < count && k < kAhead; k++) cache.prefetch(t.bytes + pieces[k].begin, pieces[k].end - pieces[k].begin);
   IdSink& sink = w.sink;
-  // One piece, or one part of a cut one: a hit, a one-token piece, or a job for BPE (a hole
+  // One piece, or one part of a cut one: a hit, or a job for BPE (a hole
   // in the sink until flush_misses).  kCut: a new long piece that can be cut (Bpe::cuts),
   // at w.cuts; its parts are then pieces of their own -- mostly a character or two of
   // Chinese text, or a word, which the cache knows, where it seldom knows the whole clause.
@@ -131,13 +130,6 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
     if (c - 1 < 4) {  // 1..4 ids: a hit
       sink.size += c;
       return kDone;
-    }
-    if (c == 0) {  // a new word: one token, perhaps (then cached, as a miss would be)
-      if (cache.pending()) rebudget(cache);  // (before the cache grows: see flush_misses)
-      if (cache.find_token_piece(p, n, sink.room(4))) {
-        sink.size += 1;
-        return kDone;
-      }
     }
     if (c == WordCache::kInLong) {  // a long piece, or a short one with more than 4 ids
       w.bpe_out.clear();
@@ -171,6 +163,14 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
   }
   if (w.times) w.times->pieces += int64_t(count);
   return flush_misses(w, cache, t.byte_mapped);
+}
+
+std::string Encoder::cut_rule() const {
+  if (piece_model_) return "not BPE";
+  pretok::PreTokenized probe;  // (which form the pieces take: ByteLevel bytes or plain UTF-8)
+  pretok::Scratch scratch;
+  pre_tokenizer_.run(reinterpret_cast<const uint8_t*>("a"), 1, probe, scratch);
+  return bpe_.cut_rule(probe.text.byte_mapped);
 }
 
 bool Encoder::flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const {

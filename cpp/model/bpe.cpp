@@ -82,26 +82,12 @@ Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions opti
     std::snprintf(name, sizeof name, "<0x%02X>", b);
     byte_token_[b] = vocab_.get(name);
   }
+  std::vector<uint32_t> special(byte_token_, byte_token_ + 256);  // <0xXX> tokens and unk (sorted)
+  special.push_back(opt_.unk_id);
+  std::sort(special.begin(), special.end());
   for (const BpeMerge& m : merges)
-    for (const uint32_t id : {m.left, m.right}) {
-      merges_take_bytes_or_unk_ |= id == opt_.unk_id;
-      for (int b = 0; b < 256; b++) merges_take_bytes_or_unk_ |= id == byte_token_[b];
-    }
-}
-
-const TokenPieces& Bpe::token_pieces(bool byte_mapped) const {
-  std::call_once(token_pieces_once_[byte_mapped], [&] {
-    std::vector<std::pair<std::string_view, uint32_t>> keys;
-    (byte_mapped ? byte_vocab_ : vocab_).for_each([&](std::string_view key, uint32_t id) { keys.emplace_back(key, id); });
-    BpeScratch sc;
-    std::vector<uint32_t> out;
-    token_pieces_[byte_mapped] = TokenPieces(one_token_pieces(keys, [&](const uint8_t* s, uint32_t n, uint32_t id) {
-      out.clear();
-      encode(s, n, byte_mapped, out, sc);
-      return out.size() == 1 && out[0] == id;
-    }));
-  });
-  return token_pieces_[byte_mapped];
+    merges_take_bytes_or_unk_ |= std::binary_search(special.begin(), special.end(), m.left) ||
+                                 std::binary_search(special.begin(), special.end(), m.right);
 }
 
 // Whether cuts() is exact for this vocabulary, per piece form (model/bridge_cuts.h): the
@@ -112,18 +98,20 @@ const TokenPieces& Bpe::token_pieces(bool byte_mapped) const {
 const Bpe::Cuts& Bpe::piece_cuts(bool byte_mapped) const {
   std::call_once(cuts_once_[byte_mapped], [&] {
     Cuts& c = cuts_[byte_mapped];
-    bool ok = simple_bytes_ && !duplicate_ids_;
-    if (byte_mapped) {
-      for (int b = 0; b < 256; b++) ok &= byte_char_id_[1][0][b] != kMissing;
-    } else {
-      bool all_bytes = opt_.byte_fallback;
-      for (int b = 0; b < 256; b++) all_bytes &= byte_token_[b] != kMissing;
-      ok &= all_bytes || opt_.unk_id != BpeOptions::kNone;  // (else an unknown character is dropped)
-      ok &= !merges_take_bytes_or_unk_;
-      c.unk_waits = !all_bytes && opt_.unk_id != BpeOptions::kNone;
+    bool every_byte = true, all_bytes = opt_.byte_fallback;
+    for (int b = 0; b < 256; b++) {
+      every_byte &= byte_char_id_[1][0][b] != kMissing;
+      all_bytes &= byte_token_[b] != kMissing;
     }
-    c.exact = ok;
-    if (!ok) return;
+    if (!simple_bytes_) c.why_not = "continuing_subword_prefix / end_of_word_suffix";
+    else if (duplicate_ids_) c.why_not = "two vocabulary strings share an id";
+    else if (byte_mapped && !every_byte) c.why_not = "a byte's ByteLevel character is not in the vocabulary";
+    else if (!byte_mapped && !all_bytes && opt_.unk_id == BpeOptions::kNone)
+      c.why_not = "an unknown character is dropped (no unk token, no byte_fallback)";
+    else if (!byte_mapped && merges_take_bytes_or_unk_) c.why_not = "a merge takes a <0xXX> or unk token";
+    c.unk_waits = !byte_mapped && !all_bytes && opt_.unk_id != BpeOptions::kNone;
+    c.exact = c.why_not.empty();
+    if (!c.exact) return;
     uint32_t max_id = 0;
     for (uint32_t id : merge_results_) max_id = std::max(max_id, id);
     std::vector<uint8_t> result(size_t(max_id) + 1, 0);  // by id: whether some merge gives it
@@ -142,6 +130,8 @@ const Bpe::Cuts& Bpe::piece_cuts(bool byte_mapped) const {
   });
   return cuts_[byte_mapped];
 }
+
+std::string Bpe::cut_rule(bool byte_mapped) const { return piece_cuts(byte_mapped).why_not; }
 
 // A plain piece's character at s[0..len) is its own vocabulary token (not unk, not bytes).
 bool Bpe::known_char(const uint8_t* s, uint32_t len) const {
@@ -277,12 +267,12 @@ void Bpe::small_start(SmallWord& w, const uint32_t* ids, uint32_t n) const {
   }
   // The first lookups are independent: start all their memory reads before using any
   // (a new word's pairs are mostly cold in the cache).
-  for (uint32_t i = 0; i + 1 < n; i++) merges_.prefetch(ids[i], ids[i + 1]), w.stale |= uint64_t(1) << i;
+  for (uint32_t i = 0; i + 1 < n; i++) merges_.prefetch(ids[i], ids[i + 1]), w.stale |= 1u << i;
 }
 
 bool Bpe::small_step(SmallWord& w) const {
-  for (uint64_t b = w.stale; b; b &= b - 1) {  // the pairs the last merge formed (prefetched then)
-    const uint32_t i = uint32_t(__builtin_ctzll(b)), after = w.next[i];
+  for (uint32_t b = w.stale; b; b &= b - 1) {  // the pairs the last merge formed (prefetched then)
+    const uint32_t i = uint32_t(__builtin_ctz(b)), after = w.next[i];
     if (after >= kScanMax || !merges_.find(w.id[i], w.id[after], w.rank[i], w.result[i])) w.rank[i] = UINT32_MAX;
   }
   w.stale = 0;
@@ -300,8 +290,8 @@ bool Bpe::small_step(SmallWord& w) const {
   const uint32_t after = w.next[best], before = w.prev[best];
   if (after < kScanMax) w.prev[after] = uint8_t(best), merges_.prefetch(w.id[best], w.id[after]);
   w.rank[best] = UINT32_MAX;
-  w.stale |= uint64_t(1) << best;
-  if (before < kScanMax) merges_.prefetch(w.id[before], w.id[best]), w.stale |= uint64_t(1) << before;
+  w.stale |= 1u << best;
+  if (before < kScanMax) merges_.prefetch(w.id[before], w.id[best]), w.stale |= 1u << before;
   return false;
 }
 
@@ -414,42 +404,34 @@ bool Bpe::small_symbols(const uint8_t* s, uint32_t n, bool byte_mapped, uint32_t
 
 void Bpe::encode_many(BpeJob* jobs, size_t count, bool byte_mapped, std::vector<uint32_t>& ids,
                       BpeScratch& sc) const {
-  // Up to kLive words merge at once, round robin; after each round the slots of the words
-  // that finished take the next jobs -- so a long word's last merges still overlap with
-  // other words' lookups, instead of running alone at the end of the batch.
-  SmallWord store[kLive];
-  SmallWord* words[kLive];  // the live ones first (a finished word swaps with the last)
-  BpeJob* owner[kLive];
-  for (size_t i = 0; i < kLive; i++) words[i] = &store[i];
-  size_t live = 0, next = 0;
-  auto refill = [&] {
-    while (live < kLive && next < count) {
-      BpeJob& job = jobs[next++];
-      job.first = uint32_t(ids.size());
-      uint32_t init[kScanMax], m = 0;
-      if (job.n && whole_piece(job.s, job.n, byte_mapped) == kMissing &&
-          small_symbols(job.s, job.n, byte_mapped, init, m) && m) {
-        small_start(*words[live], init, m);
-        owner[live++] = &job;
-        continue;
-      }
-      encode(job.s, job.n, byte_mapped, ids, sc);  // (the rare ones, right away)
-      job.count = uint32_t(ids.size()) - job.first;
+  SmallWord words[kMaxJobs];
+  BpeJob* owner[kMaxJobs];
+  size_t live = 0;
+  for (size_t j = 0; j < count; j++) {
+    BpeJob& job = jobs[j];
+    job.first = uint32_t(ids.size());
+    uint32_t init[kScanMax], m = 0;
+    if (job.n && live < kMaxJobs && whole_piece(job.s, job.n, byte_mapped) == kMissing &&
+        small_symbols(job.s, job.n, byte_mapped, init, m) && m) {
+      small_start(words[live], init, m);
+      owner[live++] = &job;
+      continue;
     }
-  };
-  for (refill(); live; refill())
+    encode(job.s, job.n, byte_mapped, ids, sc);  // (the rare ones, one after another)
+    job.count = uint32_t(ids.size()) - job.first;
+  }
+  while (live)
     for (size_t i = 0; i < live;) {
-      if (!small_step(*words[i])) {
+      if (!small_step(words[i])) {
         i++;
         continue;
       }
       BpeJob& job = *owner[i];
       job.first = uint32_t(ids.size());
-      small_emit(*words[i], ids);
+      small_emit(words[i], ids);
       job.count = uint32_t(ids.size()) - job.first;
       --live;
-      std::swap(words[i], words[live]);
-      owner[i] = owner[live];
+      if (i != live) words[i] = words[live], owner[i] = owner[live];
     }
 }
 

@@ -19,7 +19,6 @@
 #include "model/bridge_cuts.h"
 #include "model/merge_table.h"
 #include "model/string_table.h"
-#include "model/token_pieces.h"
 
 namespace tagpipe {
 
@@ -58,8 +57,7 @@ struct BpeJob {
 
 class Bpe {
  public:
-  static constexpr size_t kMaxJobs = 16;  // pieces per encode_many call, at most
-  static constexpr size_t kLive = 16;     // of which merged at once
+  static constexpr size_t kMaxJobs = 16;
   Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions options);
 
   // Appends the ids of one piece: its bytes as the pre-tokenizer left them; with
@@ -72,14 +70,13 @@ class Bpe {
   void encode_many(BpeJob* jobs, size_t count, bool byte_mapped, std::vector<uint32_t>& ids, BpeScratch& scratch) const;
 
   const StringTable& vocab() const { return vocab_; }
-  // The pieces (of this form: ByteLevel bytes or plain UTF-8) that are one token, from
-  // running this model on every vocabulary string; built at the first call (thread-safe).
-  const TokenPieces& token_pieces(bool byte_mapped) const;
   // Where a piece s[0..n) can be cut without changing its ids (model/bridge_cuts.h):
   // the cut positions, ascending, in `at`; false (and none) when it cannot be cut -- no such
   // boundary, or this vocabulary's BPE is not one the cuts are exact for.  Built at the
   // first call (thread-safe).
   bool cuts(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint32_t>& at) const;
+  // Why cuts() never cuts pieces of this form ("" when it may).
+  std::string cut_rule(bool byte_mapped) const;
 
  private:
   void add_char(const uint8_t* c, uint32_t len, bool first, bool last, bool byte_mapped, BpeScratch& sc,
@@ -88,15 +85,13 @@ class Bpe {
   bool byte_fallback_ok(const uint8_t* c, uint32_t len) const;
   bool bmp_symbol(const uint8_t* c, uint32_t len, uint32_t left, uint32_t& id, bool& bytes) const;
   void merge_all(BpeScratch& sc) const;       // the oracle's priority queue
-  // Longer words: the tournament tree (the scan is quadratic).  Up to 64, a step's scan
-  // costs less than the merge-table lookup it waits for on a long word of a large table.
-  static constexpr uint32_t kScanMax = 16;
+  static constexpr uint32_t kScanMax = 16;   // longer words: the queue (the scan is quadratic)
   // A word of at most kScanMax symbols being merged, resumable one merge at a time.
   struct SmallWord {
     uint32_t id[kScanMax], rank[kScanMax], result[kScanMax];
     uint8_t next[kScanMax], prev[kScanMax];  // kScanMax = none
     uint32_t n;
-    uint64_t stale;  // bit i: the pair at i is to be looked up (its slot was prefetched)
+    uint32_t stale;  // bit i: the pair at i is to be looked up (its slot was prefetched)
   };
   uint32_t whole_piece(const uint8_t* s, uint32_t n, bool byte_mapped) const;  // ignore_merges
   // encode() without ignore_merges' whole-piece lookup: the merges alone.
@@ -104,6 +99,7 @@ class Bpe {
                      BpeScratch& sc) const;
   struct Cuts {  // what cuts() needs, built once per piece form
     bool exact = false;      // the cuts are exact for this vocabulary (see piece_cuts())
+    std::string why_not;     // when not: the condition that fails
     bool unk_waits = false;  // an unk is emitted at the next known character (Bpe::add_char)
     BridgeCuts bridges;
     // With ignore_merges a piece that is a vocabulary string is that token, whatever its
@@ -135,8 +131,6 @@ class Bpe {
   bool merges_take_bytes_or_unk_ = false;  // a merge's left or right is a <0xXX> token or unk
   mutable std::once_flag cuts_once_[2];  // [byte_mapped]
   mutable Cuts cuts_[2];
-  mutable std::once_flag token_pieces_once_[2];  // [byte_mapped]
-  mutable TokenPieces token_pieces_[2];
 };
 
 }  // namespace tagpipe

@@ -29,10 +29,20 @@
 
 #include "model/hash.h"
 #include "model/huge_table.h"
-#include "model/short_key.h"
-#include "model/token_pieces.h"
 
 namespace tagpipe {
+
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAddressSanitizer = true;
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
 
 class WordCache {
  public:
@@ -65,13 +75,51 @@ class WordCache {
   size_t used() const { return used_.load(std::memory_order_relaxed); }
   size_t entries() const { return short_count_ + long_count_; }
 
-  // A short piece's key (model/short_key.h).  An entry keeps its id count less one in bits
-  // 60..62 of k1 -- 0..3, or kMarker: the piece is in the long table; keys never have them set.
-  using Key = ShortKey;
+  // The 16-byte key of a short piece: bytes 0..7, then bytes 8..n-1 and n in the top byte.
+  // (An entry keeps its id count less one in bits 60..62 of k1 -- 0..3, or kMarker: the
+  // piece is in the long table; keys never have them set.)
+  struct Key {
+    uint64_t k0, k1;
+  };
   static constexpr uint64_t kCountBits = uint64_t(7) << 60;
   static constexpr uint32_t kMarker = 7;
   // What find_short returns for a marker: look in the long table.
   static constexpr uint32_t kInLong = kMarker + 1;
+  // The bytes of a key of length n as masks of its two words (no branch on n).
+  struct Masks {
+    uint64_t m0, m1;
+  };
+  static constexpr Masks kMasks[16] = {
+      {0, 0}, {0xFF, 0}, {0xFFFF, 0}, {0xFFFFFF, 0}, {0xFFFFFFFF, 0}, {0xFFFFFFFFFF, 0}, {0xFFFFFFFFFFFF, 0},
+      {0xFFFFFFFFFFFFFF, 0}, {~0ULL, 0}, {~0ULL, 0xFF}, {~0ULL, 0xFFFF}, {~0ULL, 0xFFFFFF}, {~0ULL, 0xFFFFFFFF},
+      {~0ULL, 0xFFFFFFFFFF}, {~0ULL, 0xFFFFFFFFFFFF}, {~0ULL, 0xFFFFFFFFFFFFFF}};
+  static Key short_key(const uint8_t* p, uint32_t n) {  // n in 1..15
+    // The common case: 16 bytes readable from p without crossing into the next page (so
+    // without touching memory that might not be mapped); the bytes past n are masked off.
+    // (Under AddressSanitizer that read past the piece is reported: the exact path instead.)
+    if (!kAddressSanitizer && (reinterpret_cast<uintptr_t>(p) & 4095) <= 4096 - 16) {
+      uint64_t k0, k1;
+      std::memcpy(&k0, p, 8);
+      std::memcpy(&k1, p + 8, 8);
+      return {k0 & kMasks[n].m0, (k1 & kMasks[n].m1) | (uint64_t(n) << 56)};
+    }
+    uint64_t k0, k1 = 0;
+    if (n >= 8) {
+      std::memcpy(&k0, p, 8);
+      if (n > 8) {
+        std::memcpy(&k1, p + n - 8, 8);
+        k1 >>= 8 * (16 - n);  // keep bytes 8..n-1
+      }
+    } else if (n >= 4) {  // two overlapping 4-byte reads
+      uint32_t lo, hi;
+      std::memcpy(&lo, p, 4);
+      std::memcpy(&hi, p + n - 4, 4);
+      k0 = lo | (uint64_t(hi) << (8 * (n - 4)));
+    } else {  // 1..3 bytes: the first, middle and last (overlapping)
+      k0 = uint64_t(p[0]) | (uint64_t(p[n / 2]) << (8 * (n / 2))) | (uint64_t(p[n - 1]) << (8 * (n - 1)));
+    }
+    return {k0, k1 | (uint64_t(n) << 56)};
+  }
 
   // Starts loading the slot p[0..n) would be in (the encoder calls this a few pieces ahead,
   // so that the lookup finds it in the cache: the table is larger than L1).
@@ -87,6 +135,7 @@ class WordCache {
   // has room) and returns how many are valid, or 0 when p[0..n) (n in 1..15) is not cached,
   // or kInLong when its ids are in the long table (find_long).
   uint32_t find_short(const uint8_t* p, uint32_t n, uint32_t* out) const {
+    if (short_.empty()) return 0;
     const Key k = short_key(p, n);
     const uint64_t h = short_hash(k);
     // First the small direct-mapped table of recent hits (it stays in L1/L2: frequent
@@ -96,41 +145,15 @@ class WordCache {
       std::memcpy(out, hot.ids, sizeof hot.ids);
       return uint32_t(hot.k1 >> 60) + 1;
     }
-    if (!short_.empty())
-      for (size_t i = h & short_mask_;; i = (i + 1) & short_mask_) {
-        const Short& e = short_[i];
-        if (e.k0 == k.k0 && (e.k1 & ~kCountBits) == k.k1) {
-          hot = e;
-          std::memcpy(out, e.ids, sizeof e.ids);
-          return uint32_t(e.k1 >> 60) + 1;
-        }
-        if (e.k1 == 0) break;  // empty (a real key has its length in k1)
+    for (size_t i = h & short_mask_;; i = (i + 1) & short_mask_) {
+      const Short& e = short_[i];
+      if (e.k0 == k.k0 && (e.k1 & ~kCountBits) == k.k1) {
+        hot = e;
+        std::memcpy(out, e.ids, sizeof e.ids);
+        return uint32_t(e.k1 >> 60) + 1;
       }
-    return 0;
-  }
-
-  // After find_short's 0: whether p[0..n) is one token by the table of one-token pieces
-  // (model/token_pieces.h); if so its id goes to out[0] and into the cache, as a miss's
-  // ids would.  (Not prefetched: a request for every piece ahead of its turn, as for the
-  // cache's own slots, cost more in cache lines taken from the other stages than it saved.)
-  bool find_token_piece(const uint8_t* p, uint32_t n, uint32_t* out) {
-    if (!pieces_) return false;
-    // Whether the lookup pays: on text where few new words are one token (Russian with
-    // GPT-2: 1%) it costs more than it saves, so the cache counts its finds over windows of
-    // 256 lookups, and while fewer than 1 in 8 find one it does not look -- but every 32nd
-    // time, to notice when the text changes.
-    if (!pieces_on_ && ++pieces_skipped_ % 32 != 0) return false;
-    const Key k = short_key(p, n);
-    const uint32_t id = pieces_->find(k, short_hash(k));
-    pieces_found_ += id != TokenPieces::kMissing;
-    if (++pieces_tried_ == 256) {
-      pieces_on_ = pieces_found_ * 8 >= pieces_tried_;
-      pieces_tried_ = pieces_found_ = 0;
+      if (e.k1 == 0) return 0;  // empty (a real key has its length in k1)
     }
-    if (id == TokenPieces::kMissing) return false;
-    out[0] = id;
-    insert_short(p, n, out, 0);
-    return true;
   }
 
   // The long table only: pieces of 16+ bytes, and short ones with more than 4 ids (those
@@ -157,10 +180,6 @@ class WordCache {
     if (insert_long(p, n, ids, count) && n < 16) insert_short(p, n, nullptr, kMarker);
   }
 
-  // The table of one-token pieces (model/token_pieces.h) that find_token_piece looks in;
-  // the owner sets it before its lookups.
-  void set_token_pieces(const TokenPieces* pieces) { pieces_ = pieces; }
-
   void clear() {
     hot_table_.reset(0);
     hot_ = hot_one_, hot_mask_ = 0;
@@ -181,9 +200,6 @@ class WordCache {
     const Key k = short_key(p, n);
     size_t i = short_hash(k) & short_mask_;
     while (short_[i].k1 != 0) i = (i + 1) & short_mask_;
-    put_short(i, k, ids, code);
-  }
-  void put_short(size_t i, const Key& k, const uint32_t* ids, uint32_t code) {
     Short& e = short_[i];
     e.k0 = k.k0, e.k1 = k.k1 | (uint64_t(code) << 60);
     for (uint32_t j = 0; j < 4; j++) e.ids[j] = code != kMarker && j <= code ? ids[j] : kNoId;
@@ -220,6 +236,13 @@ class WordCache {
     uint64_t hash;
     uint32_t key_at, ids_at, key_len, ids_len;  // key_len == 0: empty
   };
+  // One multiply and the high half (the low bits of a product see only the low bits of
+  // the key); the table index is then the top bits of this.
+  static uint64_t short_hash(const Key& k) {
+    const unsigned __int128 x = (unsigned __int128)(k.k0 ^ (k.k1 * 0x9E3779B97F4A7C15ULL)) * 0xBF58476D1CE4E5B9ULL;
+    return uint64_t(x >> 64) ^ uint64_t(x);
+  }
+
   // Doubles a table, or wipes the whole cache first when that would pass the budget.
   template <class T, class Empty, class Hash>
   bool grow(HugeTable<T>& table, size_t& mask, Empty empty, Hash hash) {
@@ -291,9 +314,6 @@ class WordCache {
   std::vector<uint8_t> keys_;
   std::vector<uint32_t> ids_;
   size_t short_mask_ = 0, long_mask_ = 0, short_count_ = 0, long_count_ = 0, budget_ = 0;
-  const TokenPieces* pieces_ = nullptr;  // shared, read-only
-  bool pieces_on_ = true;  // (find_token_piece: whether the lookup in pieces_ pays)
-  uint32_t pieces_tried_ = 0, pieces_found_ = 0, pieces_skipped_ = 0;
 };
 
 }  // namespace tagpipe
