@@ -1,13 +1,15 @@
-// Where a ByteLevel piece can be cut without changing its BPE: before a character that no
-// merge's result can bridge to the character before it.
+// Where a piece can be cut without changing its BPE: before a character that no merge's
+// result can bridge to the character before it.
 //
 // Why a cut there is exact: BPE's symbols are always substrings of the piece, and a merge
 // makes a symbol that is its result.  If no merge result occurs in the piece across the
 // boundary, no pair across it is ever a merge, so the two sides merge independently -- each
 // side's merges come in the same order (lowest rank, leftmost first) as they would alone --
-// and BPE(piece) = BPE(left) ++ BPE(right).  (Initial symbols are single bytes: ByteLevel,
-// with every byte in the vocabulary, so nothing is dropped or replaced by unk; no
-// continuing_subword_prefix / end_of_word_suffix; the caller checks those.)
+// and BPE(piece) = BPE(left) ++ BPE(right).  That needs the initial symbols to be the
+// piece's own bytes (ByteLevel) or characters, with an unknown character's symbols never
+// merging: Bpe::piece_cuts checks the vocabulary for it (no character dropped, no merge of
+// a <0xXX> or unk token, no continuing_subword_prefix / end_of_word_suffix), and Bpe::cuts
+// never cuts between two unknown characters while an unk waits.
 //
 // The test is local and conservative: the boundary between bytes b = s[p-1] and c = s[p]
 // is bridged if some merge result, cut at one of its own inner positions, shows the same
