@@ -120,8 +120,8 @@ class Tokenizer:
         head = "tagpipe: " + ("native" if self.native else "DELEGATED to tokenizers")
         lines = [head] + ["  " + str(s) for s in self.plan.steps]
         if self._native is not None:
-            why_not = self._native.cut_rule()
-            if why_not != "not BPE":
+            why_not = self._native.cut_rule()  # None: not BPE
+            if why_not is not None:
                 lines.append("  BPE cuts: " + (f"off ({why_not})" if why_not else
                              "a new piece of 16+ bytes is cut before each character no merge can bridge "
                              "to the one before it (cpp/model/bridge_cuts.h)"))

@@ -350,7 +350,7 @@ class PyEncoder {
 
   size_t cache_used() const { return impl_.cache_used(); }
   void clear_cache() const { impl_.clear_cache(); }
-  std::string cut_rule() const { return impl_.cut_rule(); }
+  std::optional<std::string> cut_rule() const { return impl_.cut_rule(); }
 
   // {"normalize": ns, "split": ns, "model": ns} for encoding these texts on this thread.
   py::dict profile(const py::list& texts, bool add_special) const {

@@ -167,8 +167,8 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
   return flush_misses(w, cache, t.byte_mapped);
 }
 
-std::string Encoder::cut_rule() const {
-  if (piece_model_) return "not BPE";
+std::optional<std::string> Encoder::cut_rule() const {
+  if (piece_model_) return std::nullopt;
   pretok::PreTokenized probe;  // (which form the pieces take: ByteLevel bytes or plain UTF-8)
   pretok::Scratch scratch;
   pre_tokenizer_.run(reinterpret_cast<const uint8_t*>("a"), 1, probe, scratch);

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <memory>
 #include <new>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -154,8 +155,9 @@ class Encoder {
   // profile, do not benchmark, with this).
   StageTimes profile(const std::vector<std::pair<const uint8_t*, uint32_t>>& docs, bool add_special_tokens) const;
 
-  // How the model cuts long new pieces (Bpe::cuts): "" when it may, else why not.
-  std::string cut_rule() const;
+  // How the model cuts long new pieces (Bpe::cuts): "" when it may, else why not; nothing
+  // when the model is not BPE.
+  std::optional<std::string> cut_rule() const;
   size_t cache_bytes() const { return cache_bytes_; }
   size_t cache_used() const;
   void clear_cache() const;

@@ -26,7 +26,6 @@
 #include <cstring>
 #include <vector>
 
-
 #include "model/hash.h"
 #include "model/huge_table.h"
 
