@@ -160,6 +160,7 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
     if (r == kFailed) return false;
     if (r == kDone) continue;
     w.cuts.push_back(n);
+    if (w.times) w.times->pieces += int64_t(w.cuts.size()) - 1;  // (the parts hit or miss, not the piece)
     for (uint32_t begin = 0, i = 0; i < w.cuts.size(); begin = w.cuts[i++])
       if (piece(p + begin, w.cuts[i] - begin, false) == kFailed) return false;
   }
