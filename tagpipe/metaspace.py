@@ -22,7 +22,11 @@ prove the cut changes no id:
       are tokens far more often than a whole text is);
     - no ``continuing_subword_prefix`` / ``end_of_word_suffix`` (they mark a piece's
       first and last characters: a cut moves them);
-    - no ``dropout`` (random; delegated anyway).
+    - no ``dropout`` (random; delegated anyway);
+    - no character the vocabulary lacks is dropped while a piece holds two marks in a row:
+      with no unk token and no full byte fallback such a character vanishes, and the marks
+      on both sides of it meet -- "ab x ab" is ``▁ ab ▁▁ ab`` to the oracle, ``▁ ab ▁ | ▁ ab``
+      cut (a condition the tests found, not the seed).
   Any condition failing: no cut (the whole-span path, still exact).  ``explain()`` says which.
 
 * **Pair cuts**, the same proof one character pair at a time: once the conditions above
@@ -74,6 +78,10 @@ def metaspace_runs(canon: dict[str, Any], norm_steps: list, pre_stages: list[dic
             why.append("the model has continuing_subword_prefix / end_of_word_suffix")
         if model.get("dropout"):
             why.append("dropout is on")
+        full_fallback = bool(model.get("byte_fallback")) and all(f"<0x{b:02X}>" in vocab for b in range(256))
+        if not (model.get("unk_token") in vocab or full_fallback) and any(mark * 2 in t for t in vocab):
+            why.append(f"a character the vocabulary lacks is dropped (no unk token, no full byte_fallback) "
+                       f"and a piece holds {mark * 2!r}")
         crossing = [t for t in vocab if _crosses(t, mark)]
         if len(crossing) > MAX_GUARDS:
             why.append(f"{len(crossing)} vocabulary pieces hold {mark!r} after another character")

@@ -61,6 +61,10 @@ COUNTEREXAMPLES = {
     # the mark unknown, unk fused: whole span: <unk>(▁é▁) x; cut: <unk>(▁é) | <unk>(▁) x
     "mark_not_in_vocab": (bpe_json(["<unk>", "x"], unk_token="<unk>", fuse_unk=True), "é x",
                           "is not in the vocabulary"),
+    # a dropped character (no unk, no byte fallback) lets the marks around it meet: ▁▁
+    "dropped_char_joins_marks": (bpe_json([MARK, "a", "b", "ab", MARK + "a", MARK + MARK],
+                                          [("a", "b"), (MARK, "a"), (MARK, MARK)]),
+                                 "ab x ab", "is dropped"),
     # too many crossing pieces to guard (a▁ joins the cut in "a b")
     "too_many_crossing": (bpe_json([MARK, "a", "b", "a" + MARK] + [f"{chr(0x4E00 + i)}{MARK}" for i in range(300)],
                                    [("a", MARK)]),
@@ -98,10 +102,12 @@ def test_one_crossing_piece_is_guarded_and_exact():
 
 
 def test_without_guards_needed_the_cut_is_exact():
-    json_text = bpe_json([MARK, "a", "b", MARK + "a", "ab", MARK + MARK], [(MARK, "a"), ("a", "b"), (MARK, MARK)])
+    # (with an unk token: without one a dropped character would let two marks meet, above)
+    json_text = bpe_json([MARK, "a", "b", MARK + "a", "ab", MARK + MARK, "<unk>"],
+                         [(MARK, "a"), ("a", "b"), (MARK, MARK)], unk_token="<unk>")
     tok, oracle = both(json_text)
     assert tok.metaspace_runs
-    for text in ["a b", "ab  ab", "   a", "a   ", "b\na b", "aaa  bbb   ab"]:
+    for text in ["a b", "ab  ab", "   a", "a   ", "b\na b", "aaa  bbb   ab", "ab x ab", "a xx  b"]:
         assert cut_ids(oracle, text) == oracle.encode(text).ids  # the proof's claim, on these
         assert tok.encode(text) == oracle.encode(text).ids, text
 
@@ -202,6 +208,30 @@ SPACEY = st.lists(st.sampled_from([" ", "  ", "\t", "\n", MARK, "a", "x", ">", "
 def test_generated_runs(never_cut, text):
     _, tok, oracle = never_cut
     assert tok.encode(text) == oracle.encode(text).ids
+
+
+# A piece of 256+ bytes mostly outside ASCII is left whole by MarkRuns when the BPE cuts
+# long pieces itself (both exact; whole is faster there): text on both sides of that line.
+DENSE = st.lists(st.sampled_from(["中", "文", "ж", "é", " ", "  ", MARK, "\n", "x", "ab", "> </", "😀"]),
+                 min_size=60, max_size=200).map("".join)
+
+
+@needs_shared
+@settings(max_examples=60, deadline=None)
+@given(text=DENSE)
+def test_generated_dense_text(never_cut, text):
+    _, tok, oracle = never_cut
+    assert tok.encode(text) == oracle.encode(text).ids
+
+
+@pytest.mark.parametrize("model", [{}, {"unk_token": "<unk>"}, {"byte_fallback": True}],
+                         ids=["chars-dropped-no-model-cuts", "unk", "byte-fallback"])
+def test_dense_pieces_exact_with_and_without_model_cuts(model):
+    vocab = ["<unk>", MARK, "a", "b", "ab", MARK + "a", "中", "文", "中文"] + [f"<0x{b:02X}>" for b in range(256)]
+    tok, oracle = both(bpe_json(vocab, [("a", "b"), (MARK, "a"), ("中", "文")], **model))
+    assert tok.native and tok.metaspace_runs, tok.explain()
+    for text in ["中文 ab" * 60, "中文中" * 100 + "  a b", "文" * 120 + " ab  ab " + "ж" * 90, "x" * 300 + " 中文"]:
+        assert tok.encode(text) == oracle.encode(text).ids, text[:40]
 
 
 # -- pair cuts ---------------------------------------------------------------------------------

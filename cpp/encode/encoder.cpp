@@ -42,7 +42,9 @@ Encoder::Encoder(EncoderSpec spec)
       suffix_ids_(std::move(spec.suffix_ids)),
       cache_bytes_(spec.cache_bytes),
       need_origin_(pre_tokenizer_.needs_origin()),
-      model_can_fail_(piece_model_ && piece_model_->can_fail()) {}
+      model_can_fail_(piece_model_ && piece_model_->can_fail()) {
+  if (!piece_model_) pre_tokenizer_.model_cuts(bpe_.cut_rule(false).empty());
+}
 
 // The caches are handed out one per concurrent encode; together they stay within the
 // budget: each one's share is the budget over the number of caches, and the budgets given
@@ -321,6 +323,14 @@ void Encoder::encode_batch(const std::vector<std::pair<const uint8_t*, uint32_t>
   out.offsets.assign(n + 1, 0);
   threads = std::max(1, std::min<int>(threads, int(n)));
   std::vector<IdSink> sinks(static_cast<size_t>(threads));  // outlive the threads (their workers do not)
+  {
+    std::lock_guard<std::mutex> lock(sinks_mutex_);
+    for (IdSink& s : sinks) {
+      if (spare_sinks_.empty()) break;
+      s.buf.swap(spare_sinks_.back());
+      spare_sinks_.pop_back();
+    }
+  }
   std::vector<Span> spans;
   for (size_t first = 0; first < n;) {
     size_t last = first + 1, bytes = docs[first].second;  // a round: at least one document
@@ -354,6 +364,10 @@ void Encoder::encode_batch(const std::vector<std::pair<const uint8_t*, uint32_t>
     }
     first = last;
   }
+  std::lock_guard<std::mutex> lock(sinks_mutex_);
+  for (IdSink& s : sinks)
+    if (!s.buf.empty() && s.buf.size() <= kKeepSinkIds && spare_sinks_.size() < size_t(threads))
+      spare_sinks_.push_back(std::move(s.buf));
 }
 
 }  // namespace tagpipe

@@ -98,17 +98,9 @@ Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions opti
 const Bpe::Cuts& Bpe::piece_cuts(bool byte_mapped) const {
   std::call_once(cuts_once_[byte_mapped], [&] {
     Cuts& c = cuts_[byte_mapped];
-    bool every_byte = true, all_bytes = opt_.byte_fallback;
-    for (int b = 0; b < 256; b++) {
-      every_byte &= byte_char_id_[1][0][b] != kMissing;
-      all_bytes &= byte_token_[b] != kMissing;
-    }
-    if (!simple_bytes_) c.why_not = "continuing_subword_prefix / end_of_word_suffix";
-    else if (duplicate_ids_) c.why_not = "two vocabulary strings share an id";
-    else if (byte_mapped && !every_byte) c.why_not = "a byte's ByteLevel character is not in the vocabulary";
-    else if (!byte_mapped && !all_bytes && opt_.unk_id == BpeOptions::kNone)
-      c.why_not = "an unknown character is dropped (no unk token, no byte_fallback)";
-    else if (!byte_mapped && merges_take_bytes_or_unk_) c.why_not = "a merge takes a <0xXX> or unk token";
+    c.why_not = cut_rule(byte_mapped);
+    bool all_bytes = opt_.byte_fallback;
+    for (int b = 0; b < 256; b++) all_bytes &= byte_token_[b] != kMissing;
     c.unk_waits = !byte_mapped && !all_bytes && opt_.unk_id != BpeOptions::kNone;
     c.exact = c.why_not.empty();
     if (!c.exact) return;
@@ -131,7 +123,21 @@ const Bpe::Cuts& Bpe::piece_cuts(bool byte_mapped) const {
   return cuts_[byte_mapped];
 }
 
-std::string Bpe::cut_rule(bool byte_mapped) const { return piece_cuts(byte_mapped).why_not; }
+// The conditions alone (cheap: no bridges are built).
+std::string Bpe::cut_rule(bool byte_mapped) const {
+  bool every_byte = true, all_bytes = opt_.byte_fallback;
+  for (int b = 0; b < 256; b++) {
+    every_byte &= byte_char_id_[1][0][b] != kMissing;
+    all_bytes &= byte_token_[b] != kMissing;
+  }
+  if (!simple_bytes_) return "continuing_subword_prefix / end_of_word_suffix";
+  if (duplicate_ids_) return "two vocabulary strings share an id";
+  if (byte_mapped && !every_byte) return "a byte's ByteLevel character is not in the vocabulary";
+  if (!byte_mapped && !all_bytes && opt_.unk_id == BpeOptions::kNone)
+    return "an unknown character is dropped (no unk token, no byte_fallback)";
+  if (!byte_mapped && merges_take_bytes_or_unk_) return "a merge takes a <0xXX> or unk token";
+  return "";
+}
 
 // A plain piece's character at s[0..len) is its own vocabulary token (not unk, not bytes).
 bool Bpe::known_char(const uint8_t* s, uint32_t len) const {

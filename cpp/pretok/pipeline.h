@@ -57,6 +57,9 @@ class Scratch {
   uint32_t origin_base = 0;
   std::vector<Piece> pieces_out;
   std::vector<uint32_t> cuts;
+  // Room for a stage that writes pieces in place (MarkRuns): its size only grows, so the
+  // room is not zero-filled again on every call (resize would fill a piece per byte).
+  std::vector<Piece> room;
 
  private:
   static constexpr size_t kPad = 80;  // the window reads 4 bytes before and 68 after a block start
@@ -70,6 +73,9 @@ class Stage {
   virtual ~Stage() = default;
   // Replaces `pieces` (over `text`) by their sub-pieces; may replace `text`.
   virtual void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const = 0;
+  // The model cuts a long piece itself wherever a cut is exact (Bpe::cuts): a stage whose
+  // cuts only serve speed may leave a piece to it (MarkRuns: text mostly outside ASCII).
+  virtual void model_cuts(bool) {}
 };
 
 // Throws std::invalid_argument for a spec this build cannot run.
@@ -93,6 +99,9 @@ class PreTokenizer {
   // Whether some stage reads original offsets (then a normalizer must keep origins).
   bool needs_origin() const { return needs_origin_; }
   bool empty() const { return stages_.empty(); }
+  void model_cuts(bool yes) {  // (before any run: the stages are shared after construction)
+    for (auto& s : stages_) s->model_cuts(yes);
+  }
 
  private:
   std::vector<std::unique_ptr<Stage>> stages_;
