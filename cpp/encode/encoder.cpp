@@ -43,7 +43,19 @@ Encoder::Encoder(EncoderSpec spec)
       cache_bytes_(spec.cache_bytes),
       need_origin_(pre_tokenizer_.needs_origin()),
       model_can_fail_(piece_model_ && piece_model_->can_fail()) {
-  if (!piece_model_) pre_tokenizer_.model_cuts(bpe_.cut_rule(false).empty());
+  if (piece_model_) return;
+  const bool form = piece_form();
+  const bool cuts = bpe_.cut_rule(form).empty();
+  pre_tokenizer_.model_cuts(cuts);
+  if (cuts) bpe_.prepare_cuts(form);  // (at load: a first long new piece would pay it)
+}
+
+// Which form the pre-tokenizer leaves pieces in: ByteLevel bytes (true) or plain UTF-8.
+bool Encoder::piece_form() const {
+  pretok::PreTokenized probe;
+  pretok::Scratch scratch;
+  pre_tokenizer_.run(reinterpret_cast<const uint8_t*>("a"), 1, probe, scratch);
+  return probe.text.byte_mapped;
 }
 
 // The caches are handed out one per concurrent encode; together they stay within the
@@ -172,10 +184,7 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
 
 std::optional<std::string> Encoder::cut_rule() const {
   if (piece_model_) return std::nullopt;
-  pretok::PreTokenized probe;  // (which form the pieces take: ByteLevel bytes or plain UTF-8)
-  pretok::Scratch scratch;
-  pre_tokenizer_.run(reinterpret_cast<const uint8_t*>("a"), 1, probe, scratch);
-  return bpe_.cut_rule(probe.text.byte_mapped);
+  return bpe_.cut_rule(piece_form());
 }
 
 bool Encoder::flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const {
@@ -239,6 +248,7 @@ bool Encoder::encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& 
     if (w.gap.rewritten()) w.sub.origin.assign(w.gap.origin.begin() + seg.begin, w.gap.origin.begin() + seg.end);
     {
       Timer t(w.times ? &w.times->split : nullptr);
+      w.pretok.offsets_unused = true;  // (ids only: a rewriting stage need not keep origins)
       // (origins: the normalizer's, relative to the gap, or none -- then the part's bytes
       // are the gap's own from seg.begin on)
       pre_tokenizer_.run(w.sub, w.gap.rewritten() ? origin : origin + seg.begin, w.pieces, w.pretok);

@@ -171,6 +171,7 @@ class Encoder {
   // Both return false when the model meets an error the oracle raises (then the text is delegated).
   bool encode_pieces(Worker& w, WordCache& cache) const;
   bool flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const;
+  bool piece_form() const;
   WordCache* acquire_cache() const;
   void release_cache(WordCache* c) const;
   void rebudget(WordCache& c) const;

@@ -96,6 +96,65 @@ Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions opti
 // and no merge takes a <0xXX> byte token or the unk token -- and nothing else changes how
 // symbols merge.  ByteLevel pieces: every byte's character is in the vocabulary.
 const Bpe::Cuts& Bpe::piece_cuts(bool byte_mapped) const {
+  prepare_cuts(byte_mapped);
+  Cuts& c = cuts_[byte_mapped];
+  if (c.exact && opt_.ignore_merges) merges_differ(byte_mapped);  // (llama-3: 588 of 128k strings)
+  return c;
+}
+
+// BPE on every vocabulary string, kMaxJobs at a time round robin as in encode_many: each
+// string's merge-table lookups miss the CPU caches, and one string alone waits for them one
+// after another (llama-3, a 16 MiB table: 70 ms one by one).
+const StringTable& Bpe::merges_differ(bool byte_mapped) const {
+  std::call_once(differ_once_[byte_mapped], [&] {
+    StringTable& differ = differ_[byte_mapped];
+    struct Entry {
+      std::string_view key;
+      uint32_t id;
+    };
+    std::vector<Entry> all;
+    (byte_mapped ? byte_vocab_ : vocab_).for_each([&](std::string_view key, uint32_t id) {
+      if (key.size() >= 2) all.push_back({key, id});
+    });
+    BpeScratch sc;
+    std::vector<uint32_t> out;
+    auto check = [&](const Entry& e) {
+      if (out.size() != 1 || out[0] != e.id) differ.put(e.key, e.id);
+      out.clear();
+    };
+    SmallWord words[kMaxJobs];
+    const Entry* owner[kMaxJobs];
+    for (size_t first = 0; first < all.size(); first += kMaxJobs) {
+      size_t live = 0;
+      for (size_t j = first; j < std::min(all.size(), first + kMaxJobs); j++) {
+        const auto* t = reinterpret_cast<const uint8_t*>(all[j].key.data());
+        const uint32_t n = uint32_t(all[j].key.size());
+        uint32_t init[kScanMax], m = 0;
+        if (small_symbols(t, n, byte_mapped, init, m) && m) {
+          small_start(words[live], init, m);
+          owner[live++] = &all[j];
+        } else {
+          encode_merges(t, n, byte_mapped, out, sc);
+          check(all[j]);
+        }
+      }
+      while (live)
+        for (size_t i = 0; i < live;) {
+          if (!small_step(words[i])) {
+            i++;
+            continue;
+          }
+          small_emit(words[i], out);
+          check(*owner[i]);
+          --live;
+          if (i != live) words[i] = words[live], owner[i] = owner[live];
+        }
+    }
+  });
+  return differ_[byte_mapped];
+}
+
+void Bpe::prepare_cuts(bool byte_mapped) const {
   std::call_once(cuts_once_[byte_mapped], [&] {
     Cuts& c = cuts_[byte_mapped];
     c.why_not = cut_rule(byte_mapped);
@@ -108,19 +167,10 @@ const Bpe::Cuts& Bpe::piece_cuts(bool byte_mapped) const {
     for (uint32_t id : merge_results_) max_id = std::max(max_id, id);
     std::vector<uint8_t> result(size_t(max_id) + 1, 0);  // by id: whether some merge gives it
     for (uint32_t id : merge_results_) result[id] = 1;
-    BpeScratch sc;
-    std::vector<uint32_t> out;
     (byte_mapped ? byte_vocab_ : vocab_).for_each([&](std::string_view key, uint32_t id) {
-      const auto* t = reinterpret_cast<const uint8_t*>(key.data());
-      if (id < result.size() && result[id]) c.bridges.add(t, uint32_t(key.size()));
-      if (opt_.ignore_merges && key.size() > 1) {
-        out.clear();
-        encode_merges(t, uint32_t(key.size()), byte_mapped, out, sc);
-        if (out.size() != 1 || out[0] != id) c.merges_differ.put(key, id);
-      }
+      if (id < result.size() && result[id]) c.bridges.add(reinterpret_cast<const uint8_t*>(key.data()), uint32_t(key.size()));
     });
   });
-  return cuts_[byte_mapped];
 }
 
 // The conditions alone (cheap: no bridges are built).
@@ -161,11 +211,12 @@ bool Bpe::cuts(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint3
     if (cut) at.push_back(p);
     prev = p;
   }
-  if (c.merges_differ.size()) {
+  if (opt_.ignore_merges && merges_differ(byte_mapped).size()) {
+    const StringTable& differ = merges_differ(byte_mapped);
     uint32_t begin = 0;
     for (size_t k = 0; k <= at.size(); k++) {
       const uint32_t end = k < at.size() ? at[k] : n;
-      if (c.merges_differ.get(s + begin, end - begin) != kMissing) at.clear();
+      if (differ.get(s + begin, end - begin) != kMissing) at.clear();
       begin = end;
     }
   }

@@ -77,6 +77,9 @@ class Bpe {
   bool cuts(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint32_t>& at) const;
   // Why cuts() never cuts pieces of this form ("" when it may).
   std::string cut_rule(bool byte_mapped) const;
+  // Builds the signatures cuts() tests (1-15 ms on the shared vocabularies) now rather than
+  // inside the first call that cuts a piece (thread-safe).
+  void prepare_cuts(bool byte_mapped) const;
 
  private:
   void add_char(const uint8_t* c, uint32_t len, bool first, bool last, bool byte_mapped, BpeScratch& sc,
@@ -102,11 +105,12 @@ class Bpe {
     std::string why_not;     // when not: the condition that fails
     bool unk_waits = false;  // an unk is emitted at the next known character (Bpe::add_char)
     BridgeCuts bridges;
-    // With ignore_merges a piece that is a vocabulary string is that token, whatever its
-    // merges give: a cut must not leave such a string whose merges give something else.
-    StringTable merges_differ;
   };
   const Cuts& piece_cuts(bool byte_mapped) const;
+  // The vocabulary strings (of one piece form) whose merges give something else than their
+  // own token: with ignore_merges a cut must not leave one (it would be that token there,
+  // its merges' ids in the whole piece).  Built once, at the first call.
+  const StringTable& merges_differ(bool byte_mapped) const;
   bool known_char(const uint8_t* s, uint32_t len) const;
   bool small_symbols(const uint8_t* s, uint32_t n, bool byte_mapped, uint32_t* ids, uint32_t& count) const;
   void small_start(SmallWord& w, const uint32_t* ids, uint32_t n) const;
@@ -129,7 +133,8 @@ class Bpe {
   std::vector<uint32_t> bmp_id_;  // without prefix / suffix: the id of each one-character BMP token
   std::vector<uint32_t> merge_results_;  // every merge's result id (for the cuts' signatures)
   bool merges_take_bytes_or_unk_ = false;  // a merge's left or right is a <0xXX> token or unk
-  mutable std::once_flag cuts_once_[2];  // [byte_mapped]
+  mutable std::once_flag cuts_once_[2], differ_once_[2];  // [byte_mapped]: bridges, merges_differ
+  mutable StringTable differ_[2];
   mutable Cuts cuts_[2];
 };
 

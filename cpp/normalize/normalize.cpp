@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "classify/classify.h"
+#include "common/replace_byte.h"
 #include "dispatch/kernels.h"
 
 namespace tagpipe::normalize {
@@ -30,28 +31,6 @@ bool nfc_inert(const uint8_t* s, uint32_t n, Scratch& sc) {
   for (uint32_t i = 0; i < n; i++)
     if (sc.tags[i] > 1) return false;  // Changes (tag 2); 0 Cont, 1 Inert
   return true;
-}
-
-// Replace of one ASCII character by a string of up to 4 bytes (llama-2's ' ' -> '▁'), with
-// no origins to keep: every input byte stores 4 bytes -- itself, or the replacement -- and
-// advances by 1 or by the replacement's length, so there is no branch on the text (a
-// space every few bytes would defeat any branch predictor).
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "replace_byte stores a byte as the low one of a word");
-void replace_byte(std::string_view in, uint8_t from, const std::string& to, std::string& out) {
-  uint32_t word = 0;
-  std::memcpy(&word, to.data(), to.size());
-  const size_t step = to.size();
-  out.resize(in.size() * std::max<size_t>(step, 1) + 4);
-  auto* d = reinterpret_cast<uint8_t*>(out.data());
-  const auto* s = reinterpret_cast<const uint8_t*>(in.data());
-  size_t k = 0;
-  for (size_t i = 0; i < in.size(); i++) {
-    const bool hit = s[i] == from;
-    const uint32_t w = hit ? word : s[i];
-    std::memcpy(d + k, &w, 4);
-    k += hit ? step : 1;
-  }
-  out.resize(k);
 }
 
 }  // namespace
@@ -118,7 +97,7 @@ bool Normalizer::run(const uint8_t* in, uint32_t n, pretok::Text& out, Scratch& 
         break;
       case Step::Kind::Replace: {
         if (!need_origin && step.a.size() == 1 && step.b.size() <= 4) {
-          replace_byte(cur, uint8_t(step.a[0]), step.b, dst);
+          append_replacing_byte(cur, uint8_t(step.a[0]), step.b, dst);  // (dst is clear)
           break;
         }
         size_t at = cur.find(step.a);

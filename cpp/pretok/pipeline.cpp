@@ -8,6 +8,7 @@
 #include "alphabet_regex.h"
 #include "alphabet_scripts.h"
 #include "boundaries/boundaries.h"
+#include "common/replace_byte.h"
 #include "dispatch/kernels.h"
 #include "fsm/patterns.h"
 #include "fsm/runs.h"
@@ -62,15 +63,20 @@ void append_origins(const Text& text, const uint8_t* input, uint32_t input_size,
 // Rebuilds the content: `write(piece, content, origins, origin_of_old_byte,
 // old_origins)` appends each piece's new bytes and their origins (old_origins(a, b, org):
 // those of old bytes [a, b)); pieces are renumbered into the new content.
+// With `keep` false nobody reads the new text's origins: write() writes none (and
+// old_origins appends none), and the new text has none.
 template <class Write>
-void rewrite(Text& text, std::vector<Piece>& pieces, const uint8_t* input, uint32_t input_size, Write write) {
+void rewrite(Text& text, std::vector<Piece>& pieces, const uint8_t* input, uint32_t input_size, bool keep,
+             Write write) {
   auto storage = std::make_shared<std::string>();
   storage->reserve(text.size + text.size / 2 + 8);
   std::vector<Origin> origin;
-  origin.reserve(storage->capacity());
-  const Text old = text;
+  if (keep) origin.reserve(storage->capacity());
+  const Text old = std::move(text);  // (every field that moved is set again below)
   auto old_origin = [&](uint32_t i) { return origin_of(old, input, input_size, i); };
-  auto old_origins = [&](uint32_t a, uint32_t b) { append_origins(old, input, input_size, a, b, origin); };
+  auto old_origins = [&](uint32_t a, uint32_t b) {
+    if (keep) append_origins(old, input, input_size, a, b, origin);
+  };
   for (Piece& p : pieces) {
     const uint32_t begin = uint32_t(storage->size());
     write(p, *storage, origin, old_origin, old_origins);
@@ -195,11 +201,16 @@ class ByteLevelStage final : public Stage {
       : add_prefix_space_(add_prefix_space), regex_(use_regex ? fsm::find_pattern("gpt2") : nullptr) {}
   void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
     // (prepend() adds nothing to an empty piece)
-    auto wants_prefix = [&](const Piece& p) { return p.end > p.begin && text.bytes[p.begin] != ' '; };
+    const char* const content = reinterpret_cast<const char*>(text.bytes);  // (rewrite moves text)
+    auto wants_prefix = [&](const Piece& p) { return p.end > p.begin && content[p.begin] != ' '; };
     if (add_prefix_space_ && std::any_of(pieces.begin(), pieces.end(), wants_prefix)) {
-      rewrite(text, pieces, scratch.input, scratch.input_size, [&](const Piece& p, std::string& out, std::vector<Origin>& org, auto old_origin, auto old_origins) {
-        if (wants_prefix(p)) out += ' ', org.push_back(old_origin(p.begin));
-        out.append(reinterpret_cast<const char*>(text.bytes) + p.begin, p.end - p.begin);
+      const bool keep = !scratch.origins_unread;
+      rewrite(text, pieces, scratch.input, scratch.input_size, keep, [&](const Piece& p, std::string& out, std::vector<Origin>& org, auto old_origin, auto old_origins) {
+        if (wants_prefix(p)) {
+          out += ' ';
+          if (keep) org.push_back(old_origin(p.begin));
+        }
+        out.append(content + p.begin, p.end - p.begin);
         old_origins(p.begin, p.end);
       });
       scratch.reset();
@@ -223,8 +234,10 @@ class MetaspaceStage final : public Stage {
       : repl_(std::move(replacement)), prepend_(prepend), split_(split),
         splitter_(repl_, Behavior::MergedWithNext, false) {}
   void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
-    rewrite(text, pieces, scratch.input, scratch.input_size, [&](const Piece& p, std::string& out, std::vector<Origin>& org, auto old_origin, auto old_origins) {
-      const char* s = reinterpret_cast<const char*>(text.bytes) + p.begin;
+    const bool keep = !scratch.origins_unread || repl_.size() > 4;
+    const char* const content = reinterpret_cast<const char*>(text.bytes);  // (rewrite moves text)
+    rewrite(text, pieces, scratch.input, scratch.input_size, keep, [&](const Piece& p, std::string& out, std::vector<Origin>& org, auto old_origin, auto old_origins) {
+      const char* s = content + p.begin;
       const uint32_t n = p.end - p.begin;
       if (n == 0) return;  // prepend() adds nothing to an empty piece
       const bool starts = s[0] == ' ' || (n >= repl_.size() && std::memcmp(s, repl_.data(), repl_.size()) == 0);
@@ -234,8 +247,9 @@ class MetaspaceStage final : public Stage {
         prepend = !starts && old_origin(p.begin).begin + scratch.origin_base == 0;
       if (prepend) {
         out += repl_;
-        org.insert(org.end(), repl_.size(), old_origin(p.begin));
+        if (keep) org.insert(org.end(), repl_.size(), old_origin(p.begin));
       }
+      if (!keep) return append_replacing_byte(std::string_view(s, n), ' ', repl_, out);  // (repl_: 1-4 bytes)
       // The piece and its origins as they are, then widened in place from the back: each
       // ' ' becomes the replacement, with the ' ''s origin on each of its bytes.  (Writing
       // byte by byte through push_back and insert cost 9 ns a byte on English text.)
@@ -356,9 +370,10 @@ class MarkRunsStage final : public Stage {
       if (out.size() < count + n + 1) out.resize(std::max(out.size() * 2, count + n + 1));
       Piece* o = out.data();
       if (model_cuts_ && n >= kDenseMin) {  // mostly outside ASCII: whole, for the model's cuts
+        const size_t sample = std::min<size_t>(n, 4 * kDenseMin);  // (a text's head tells)
         size_t ascii = 0;
-        for (size_t k = 0; k < n; k++) ascii += s[k] < 0x80;
-        if (2 * ascii < n) {
+        for (size_t k = 0; k < sample; k++) ascii += s[k] < 0x80;
+        if (2 * ascii < sample) {
           o[count++] = piece;
           continue;
         }
@@ -371,7 +386,7 @@ class MarkRunsStage final : public Stage {
       // The head and the tail by the specification; the body 64 positions at a time with
       // no branch on the text (a cut every few bytes defeats prediction): one flag byte per
       // position from independent loads and stores, then eight flags at a time packed into
-      // bits by one multiply.  (Indexed from a pointer with a size_t counter: with 32-bit
+      // bits by one multiply.  (Indexed from a pointer with a 64-bit counter: with 32-bit
       // j + k the compiler must allow for wrap-around and vectorises nothing.)
       uint32_t j = 1;
       for (; j < n && j < m_; j++)
@@ -388,12 +403,12 @@ class MarkRunsStage final : public Stage {
         uint8_t any = 0;
         for (size_t k = 0; k < 64; k++) any |= uint8_t((t[k] < 0x80) | (t[k] == a));
         if (!any) continue;
-        for (size_t k = 0; k < 64; k++) {  // bit 1: a run starts here (t[k - 3]: j >= 3)
+        for (ptrdiff_t k = 0; k < 64; k++) {  // bit 1: a run starts here (t[k - 3]: j >= 3)
           const bool here = (t[k] == a) & (t[k + 1] == b) & (t[k + 2] == c);
           const bool before = (t[k - 3] == a) & (t[k - 2] == b) & (t[k - 1] == c);
           flag[k] = uint8_t(here & !before) << 1;
         }
-        for (size_t k = 0; k < 64; k++) {  // bit 0: a pair cut (a gather: stays scalar)
+        for (ptrdiff_t k = 0; k < 64; k++) {  // bit 0: a pair cut (a gather: stays scalar)
           const uint8_t x = t[k - 1], y = t[k];
           flag[k] |= pair_[(x & 0x7F) << 7 | (y & 0x7F)] & (((x | y) & 0x80) == 0);
         }
@@ -444,13 +459,14 @@ class MarkRunsStage final : public Stage {
     return false;
   }
   void model_cuts(bool yes) override { model_cuts_ = yes; }
-  // A piece this long and mostly outside ASCII (Chinese, Russian: 2-3 bytes a character,
-  // the mark's 3 bytes between words) is left whole when the model cuts it.  Either way is
-  // exact (whole is the oracle's own piece); this is for speed: the model's cuts
-  // (Bpe::cuts) fall before nearly every run of marks too -- no merge result holds a mark
-  // after another character, this stage's proof -- and between most characters besides,
-  // and its one pass costs less than this stage's pass plus a cache probe per word
-  // (llama-2 without this: Chinese 0.79x, multilingual 0.80x of the whole-span path).
+  // A piece this long whose first kilobyte is mostly outside ASCII (Chinese, Russian: 2-3
+  // bytes a character, the mark's 3 bytes between words) is left whole when the model cuts
+  // it.  Either way is exact (whole is the oracle's own piece); this is for speed: the
+  // model's cuts (Bpe::cuts) fall before nearly every run of marks too -- no merge result
+  // holds a mark after another character, this stage's proof -- and between most
+  // characters besides, and its one pass costs less than this stage's pass plus a cache
+  // probe per word (llama-2 without this: Chinese 0.79x, multilingual 0.80x of the
+  // whole-span path).
   static constexpr uint32_t kDenseMin = 256;
   bool model_cuts_ = false;
   std::string mark_;
@@ -515,9 +531,13 @@ Origin PreTokenized::origin(const Piece& p, const uint8_t* input, uint32_t input
 }
 
 PreTokenizer::PreTokenizer(const std::vector<StageSpec>& specs) {
-  for (const StageSpec& s : specs) {
+  read_later_.assign(specs.size(), false);
+  for (size_t i = 0; i < specs.size(); i++) {
+    const StageSpec& s = specs[i];
     stages_.push_back(make_stage(s));
-    needs_origin_ |= s.kind == StageSpec::Kind::Metaspace && s.prepend == StageSpec::Prepend::First;
+    const bool reads = s.kind == StageSpec::Kind::Metaspace && s.prepend == StageSpec::Prepend::First;
+    needs_origin_ |= reads;
+    for (size_t k = 0; k < i && reads; k++) read_later_[k] = true;
   }
 }
 
@@ -534,8 +554,9 @@ void PreTokenizer::run(const Text& input, uint32_t origin_base, PreTokenized& ou
   out.pieces.push_back({0, n});  // even when empty: with no stage, "" is one empty piece
   scratch.reset();
   scratch.input = input.bytes, scratch.input_size = n, scratch.origin_base = origin_base;
-  for (const auto& stage : stages_) {
-    stage->apply(out.text, out.pieces, scratch);
+  for (size_t i = 0; i < stages_.size(); i++) {
+    scratch.origins_unread = scratch.offsets_unused && !read_later_[i];
+    stages_[i]->apply(out.text, out.pieces, scratch);
     // Every stage of the oracle's goes through PreTokenizedString::split, which drops
     // empty pieces -- also the ones that do not cut (ByteLevel without its regex, ...).
     auto& v = out.pieces;

@@ -55,6 +55,11 @@ class Scratch {
   const uint8_t* input = nullptr;
   uint32_t input_size = 0;
   uint32_t origin_base = 0;
+  // Set by the caller: nobody reads the pieces' offsets (encode wants ids).  A stage that
+  // rewrites the text then writes no origins for it, unless a later stage reads them
+  // (origins_unread, set by PreTokenizer::run for the stage at work).
+  bool offsets_unused = false;
+  bool origins_unread = false;
   std::vector<Piece> pieces_out;
   std::vector<uint32_t> cuts;
   // Room for a stage that writes pieces in place (MarkRuns): its size only grows, so the
@@ -105,6 +110,7 @@ class PreTokenizer {
 
  private:
   std::vector<std::unique_ptr<Stage>> stages_;
+  std::vector<bool> read_later_;  // [i]: a stage after stage i reads origins (Metaspace "first")
   bool needs_origin_ = false;
 };
 
