@@ -97,9 +97,7 @@ Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions opti
 // symbols merge.  ByteLevel pieces: every byte's character is in the vocabulary.
 const Bpe::Cuts& Bpe::piece_cuts(bool byte_mapped) const {
   prepare_cuts(byte_mapped);
-  Cuts& c = cuts_[byte_mapped];
-  if (c.exact && opt_.ignore_merges) merges_differ(byte_mapped);  // (llama-3: 588 of 128k strings)
-  return c;
+  return cuts_[byte_mapped];
 }
 
 // BPE on every vocabulary string, kMaxJobs at a time round robin as in encode_many: each
@@ -170,6 +168,7 @@ void Bpe::prepare_cuts(bool byte_mapped) const {
     (byte_mapped ? byte_vocab_ : vocab_).for_each([&](std::string_view key, uint32_t id) {
       if (id < result.size() && result[id]) c.bridges.add(reinterpret_cast<const uint8_t*>(key.data()), uint32_t(key.size()));
     });
+    if (opt_.ignore_merges) merges_differ(byte_mapped);  // (llama-3: 588 of 128k strings)
   });
 }
 

@@ -77,8 +77,9 @@ class Bpe {
   bool cuts(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint32_t>& at) const;
   // Why cuts() never cuts pieces of this form ("" when it may).
   std::string cut_rule(bool byte_mapped) const;
-  // Builds the signatures cuts() tests (1-15 ms on the shared vocabularies) now rather than
-  // inside the first call that cuts a piece (thread-safe).
+  // Builds what cuts() needs now rather than inside the first call that cuts a piece
+  // (thread-safe): the signatures (1-15 ms on the shared vocabularies) and, with
+  // ignore_merges, the strings whose merges differ (llama-3: 50 ms).
   void prepare_cuts(bool byte_mapped) const;
 
  private:
