@@ -90,11 +90,6 @@ Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions opti
                                  std::binary_search(special.begin(), special.end(), m.right);
 }
 
-// Whether cuts() is exact for this vocabulary, per piece form (model/bridge_cuts.h): the
-// symbols of a character never merge with anything unless the character is in the
-// vocabulary -- so no character is dropped (its neighbours could then merge across it),
-// and no merge takes a <0xXX> byte token or the unk token -- and nothing else changes how
-// symbols merge.  ByteLevel pieces: every byte's character is in the vocabulary.
 const Bpe::Cuts& Bpe::piece_cuts(bool byte_mapped) const {
   prepare_cuts(byte_mapped);
   return cuts_[byte_mapped];
@@ -156,9 +151,7 @@ void Bpe::prepare_cuts(bool byte_mapped) const {
   std::call_once(cuts_once_[byte_mapped], [&] {
     Cuts& c = cuts_[byte_mapped];
     c.why_not = cut_rule(byte_mapped);
-    bool all_bytes = opt_.byte_fallback;
-    for (int b = 0; b < 256; b++) all_bytes &= byte_token_[b] != kMissing;
-    c.unk_waits = !byte_mapped && !all_bytes && opt_.unk_id != BpeOptions::kNone;
+    c.unk_waits = !byte_mapped && !all_byte_tokens() && opt_.unk_id != BpeOptions::kNone;
     c.exact = c.why_not.empty();
     if (!c.exact) return;
     uint32_t max_id = 0;
@@ -172,13 +165,16 @@ void Bpe::prepare_cuts(bool byte_mapped) const {
   });
 }
 
-// The conditions alone (cheap: no bridges are built).
+// Whether cuts() is exact for this vocabulary, per piece form (model/bridge_cuts.h): the
+// symbols of a character never merge with anything unless the character is in the
+// vocabulary -- so no character is dropped (its neighbours could then merge across it),
+// and no merge takes a <0xXX> byte token or the unk token -- and nothing else changes how
+// symbols merge.  ByteLevel pieces: every byte's character is in the vocabulary.  (The
+// conditions alone: cheap, no bridges are built.)
 std::string Bpe::cut_rule(bool byte_mapped) const {
-  bool every_byte = true, all_bytes = opt_.byte_fallback;
-  for (int b = 0; b < 256; b++) {
-    every_byte &= byte_char_id_[1][0][b] != kMissing;
-    all_bytes &= byte_token_[b] != kMissing;
-  }
+  bool every_byte = true;
+  for (int b = 0; b < 256; b++) every_byte &= byte_char_id_[1][0][b] != kMissing;
+  const bool all_bytes = all_byte_tokens();
   if (!simple_bytes_) return "continuing_subword_prefix / end_of_word_suffix";
   if (duplicate_ids_) return "two vocabulary strings share an id";
   if (byte_mapped && !every_byte) return "a byte's ByteLevel character is not in the vocabulary";
@@ -210,7 +206,7 @@ bool Bpe::cuts(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint3
     if (cut) at.push_back(p);
     prev = p;
   }
-  if (opt_.ignore_merges && merges_differ(byte_mapped).size()) {
+  if (opt_.ignore_merges && !at.empty()) {  // no part may be a string whose merges differ
     const StringTable& differ = merges_differ(byte_mapped);
     uint32_t begin = 0;
     for (size_t k = 0; k <= at.size(); k++) {
@@ -220,6 +216,14 @@ bool Bpe::cuts(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint3
     }
   }
   return !at.empty();
+}
+
+// byte_fallback with every <0xXX> token: no character is ever unknown to it.
+bool Bpe::all_byte_tokens() const {
+  if (!opt_.byte_fallback) return false;
+  for (int b = 0; b < 256; b++)
+    if (byte_token_[b] == kMissing) return false;
+  return true;
 }
 
 bool Bpe::byte_fallback_ok(const uint8_t* c, uint32_t len) const {

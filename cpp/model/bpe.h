@@ -87,6 +87,7 @@ class Bpe {
                 uint32_t& pending_unk) const;
   void push_symbol(uint32_t id, BpeScratch& sc) const;
   bool byte_fallback_ok(const uint8_t* c, uint32_t len) const;
+  bool all_byte_tokens() const;
   bool bmp_symbol(const uint8_t* c, uint32_t len, uint32_t left, uint32_t& id, bool& bytes) const;
   void merge_all(BpeScratch& sc) const;       // the oracle's priority queue
   static constexpr uint32_t kScanMax = 16;   // longer words: the queue (the scan is quadratic)
