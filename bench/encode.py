@@ -447,8 +447,9 @@ def breakdown(model: str, path: str, corpora, special: bool) -> str:
         variants.append(("tagpipe-wholespan", {"metaspace_runs": False}))
     cols = ("normalize", "split", "model", "total", "miss rate", "ns/miss")
     lines = ["Stage breakdown, ns/byte, one thread (normalize / split = added tokens + pre-tokenizer "
-             "/ model = cache + model (BPE, WordPiece, ...); the share of pieces that missed the word cache and the time "
-             "one miss took), warmed on one slice and profiled on the next:", "",
+             "/ model = cache + model (BPE, WordPiece, ...); the share of pieces that went to the model "
+             "(missed the word cache and its seed) and the time one miss took), warmed on one slice and "
+             "profiled on the next:", "",
              "| corpus | " + " | ".join(f"{name} {st}" for name, _ in variants for st in cols) + " |",
              "|" + "---|" * (1 + len(cols) * len(variants))]
     for corpus in corpora:

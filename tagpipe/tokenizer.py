@@ -125,6 +125,11 @@ class Tokenizer:
                 lines.append("  BPE cuts: " + (f"off ({why_not})" if why_not else
                              "a new piece of 16+ bytes is cut before each character no merge can bridge "
                              "to the one before it (cpp/model/bridge_cuts.h)"))
+                seed = self._native.seed_size
+                lines.append(f"  word seed: {seed} vocabulary strings are their own token when the word cache "
+                             "misses (cpp/model/word_seed.h)" if seed else
+                             "  word seed: none (a continuing_subword_prefix or end_of_word_suffix, or "
+                             "vocabulary strings that share an id)")
         return "\n".join(lines)
 
     def _oracle_tokenizer(self):
@@ -306,8 +311,9 @@ class Tokenizer:
         """Nanoseconds per byte of each stage -- normalize, split (added tokens and
         pre-tokenizer) and model (the word cache and the model: BPE, WordPiece, WordLevel or
         Unigram) -- encoding `texts` on one thread; and of the model's pieces, the share that
-        missed the word cache (`miss_rate`) and the nanoseconds one such miss took
-        (`ns_per_miss`: the model and the cache insert)."""
+        went to the model (`miss_rate`: missed the word cache, and were not a vocabulary
+        string the word seed knows) and the nanoseconds one such miss took (`ns_per_miss`:
+        the model and the cache insert)."""
         if self._native is None:
             raise DelegationError("a delegated tokenizer has no native stages to profile")
         texts = list(texts)

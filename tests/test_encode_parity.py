@@ -1096,6 +1096,44 @@ def test_harness_nfc_active():
     assert "\u0334" in nfc_active("\u0334")              # ccc 1: moves before a ccc-240 mark
 
 
+def _own_token_strings(oracle, byte_level: bool) -> int:
+    """How many vocabulary strings of 1..15 bytes (as pieces: raw bytes for ByteLevel) the
+    oracle's own BPE gives as their own token."""
+    byte_of = {c: b for b, c in enumerate(BL)}
+    n = 0
+    for s, i in oracle.get_vocab(with_added_tokens=False).items():
+        if byte_level and any(c not in byte_of for c in s):
+            continue
+        size = len(s) if byte_level else len(s.encode())
+        n += 1 <= size <= 15 and [t.id for t in oracle.model.tokenize(s)] == [i]
+    return n
+
+
+@pytest.mark.parametrize("case_id,byte_level", [("unbuilt_vocab_strings_whitespace", False),
+                                                ("unbuilt_vocab_strings_bytelevel", True),
+                                                ("ignore_merges_True_whitespace", False),
+                                                ("ignore_merges_False_whitespace", False)])
+def test_word_seed_is_the_strings_that_are_their_own_token(case_id, byte_level):
+    """The word seed (cpp/model/word_seed.h) holds exactly the vocabulary strings whose BPE is
+    their own token -- "xyz", "bd", "dcba", "zz" are not (no merge builds them) -- and with
+    ignore_merges every string; none with a continuing-subword prefix."""
+    case = {c.id: c for c in SYNTHETIC}[case_id]
+    oracle = tokenizers.Tokenizer.from_str(case.json)
+    tok = tagpipe.Tokenizer.from_str(case.json)
+    assert tok._native.seed_size == _own_token_strings(oracle, byte_level) > 0
+    assert f"word seed: {tok._native.seed_size} vocabulary strings" in tok.explain()
+    prefixed = tagpipe.Tokenizer.from_str({c.id: c for c in SYNTHETIC}["prefix_##"].json)
+    assert prefixed._native.seed_size == 0 and "word seed: none" in prefixed.explain()
+
+
+@needs_shared
+@pytest.mark.parametrize("name,byte_level", [("gpt2", True), ("llama2", False)])
+def test_word_seed_of_real_vocabularies(name, byte_level):
+    path = str(SHARED / "tokenizers" / name / "tokenizer.json")
+    assert tagpipe.Tokenizer.from_file(path)._native.seed_size == \
+        _own_token_strings(tokenizers.Tokenizer.from_file(path), byte_level)
+
+
 def test_synthetic_cases_are_distinct_where_it_matters():
     """Harness self-check: the option pairs really change the oracle's ids (else the cases test nothing)."""
     by_id = {c.id: tokenizers.Tokenizer.from_str(c.json) for c in SYNTHETIC}

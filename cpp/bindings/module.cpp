@@ -351,6 +351,7 @@ class PyEncoder {
   size_t cache_used() const { return impl_.cache_used(); }
   void clear_cache() const { impl_.clear_cache(); }
   std::optional<std::string> cut_rule() const { return impl_.cut_rule(); }
+  size_t seed_size() const { return impl_.seed_size(); }
 
   // {"normalize": ns, "split": ns, "model": ns} for encoding these texts on this thread.
   py::dict profile(const py::list& texts, bool add_special) const {
@@ -579,6 +580,7 @@ PYBIND11_MODULE(_core, m) {
            py::arg("truncate_left") = false)
       .def("clear_cache", &PyEncoder::clear_cache)
       .def("cut_rule", &PyEncoder::cut_rule)
+      .def_property_readonly("seed_size", &PyEncoder::seed_size)
       .def("profile", &PyEncoder::profile, py::arg("texts"), py::arg("add_special_tokens"))
       .def_property_readonly("cache_used", &PyEncoder::cache_used)
       .def_property_readonly("cache_bytes", &PyEncoder::cache_bytes);

@@ -48,6 +48,7 @@ Encoder::Encoder(EncoderSpec spec)
   const bool cuts = bpe_.cut_rule(form).empty();
   pre_tokenizer_.model_cuts(cuts);
   if (cuts) bpe_.prepare_cuts(form);  // (at load: a first long new piece would pay it)
+  bpe_.prepare_seed(form);
 }
 
 // Which form the pre-tokenizer leaves pieces in: ByteLevel bytes (true) or plain UTF-8.
@@ -140,8 +141,10 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
   const size_t count = pieces.size();
   constexpr size_t kAhead = 16;
   for (size_t k = 0; k < count && k < kAhead; k++) cache.prefetch(t.bytes + pieces[k].begin, pieces[k].end - pieces[k].begin);
+  const WordSeed* seed = piece_model_ ? nullptr : &bpe_.seed(t.byte_mapped);
   IdSink& sink = w.sink;
-  // One piece, or one part of a cut one: a hit, or a job for BPE (a hole in the sink until
+  // One piece, or one part of a cut one: a hit, a vocabulary string whole (the word seed:
+  // cached then, without BPE), or a job for BPE (a hole in the sink until
   // flush_misses).  kCut: a new long piece that can be cut (Bpe::cuts), at w.cuts; its parts
   // are then pieces of their own -- mostly a character or two of Chinese text, or a word,
   // which the cache knows, where it seldom knows the whole clause.  (The whole piece is not
@@ -153,6 +156,15 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
     if (c - 1 < 4) {  // 1..4 ids: a hit
       sink.size += c;
       return kDone;
+    }
+    if (c == 0 && seed) {  // (a short piece the cache does not know)
+      const uint32_t id = seed->find(p, n);
+      if (id != WordSeed::kMissing) {
+        cache.insert(p, n, &id, 1);
+        *sink.room(1) = id;
+        sink.size += 1;
+        return kDone;
+      }
     }
     if (c == WordCache::kInLong) {  // a long piece, or a short one with more than 4 ids
       w.bpe_out.clear();
@@ -188,6 +200,8 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
   if (w.times) w.times->pieces += int64_t(count);
   return flush_misses(w, cache, t.byte_mapped);
 }
+
+size_t Encoder::seed_size() const { return piece_model_ ? 0 : bpe_.seed(piece_form()).size(); }
 
 std::optional<std::string> Encoder::cut_rule() const {
   if (piece_model_) return std::nullopt;

@@ -147,6 +147,24 @@ const StringTable& Bpe::merges_differ(bool byte_mapped) const {
   return differ_[byte_mapped];
 }
 
+void Bpe::prepare_seed(bool byte_mapped) const {
+  std::call_once(seed_once_[byte_mapped], [&] {
+    // (A prefix or suffix makes a piece's symbols differ from its string's; with shared
+    // ids merges_differ's test by id says nothing.)
+    if (!simple_bytes_ || duplicate_ids_) return;
+    const StringTable& table = byte_mapped ? byte_vocab_ : vocab_;
+    // With ignore_merges a piece that is a vocabulary string is its token, whatever its merges.
+    const StringTable* differ = opt_.ignore_merges ? nullptr : &merges_differ(byte_mapped);
+    size_t count = 0;
+    table.for_each([&](std::string_view key, uint32_t) { count += key.size() - 1 < 15; });
+    WordSeed& seed = seed_[byte_mapped];
+    seed.reserve(count);
+    table.for_each([&](std::string_view key, uint32_t id) {
+      if (key.size() - 1 < 15 && (!differ || differ->get(key) == kMissing)) seed.put(key, id);
+    });
+  });
+}
+
 void Bpe::prepare_cuts(bool byte_mapped) const {
   std::call_once(cuts_once_[byte_mapped], [&] {
     Cuts& c = cuts_[byte_mapped];

@@ -120,6 +120,14 @@ class WordCache {
     return {k0, k1 | (uint64_t(n) << 56)};
   }
 
+  // One multiply, and the high half folded in (the low bits of a product see only the low
+  // bits of the key); a table index is then the low bits of this.  (The word seed hashes
+  // its keys with it too: model/word_seed.h.)
+  static uint64_t short_hash(const Key& k) {
+    const unsigned __int128 x = (unsigned __int128)(k.k0 ^ (k.k1 * 0x9E3779B97F4A7C15ULL)) * 0xBF58476D1CE4E5B9ULL;
+    return uint64_t(x >> 64) ^ uint64_t(x);
+  }
+
   // Starts loading the slot p[0..n) would be in (the encoder calls this a few pieces ahead,
   // so that the lookup finds it in the cache: the table is larger than L1).
   void prefetch(const uint8_t* p, uint32_t n) const {
@@ -235,12 +243,6 @@ class WordCache {
     uint64_t hash;
     uint32_t key_at, ids_at, key_len, ids_len;  // key_len == 0: empty
   };
-  // One multiply and the high half (the low bits of a product see only the low bits of
-  // the key); the table index is then the top bits of this.
-  static uint64_t short_hash(const Key& k) {
-    const unsigned __int128 x = (unsigned __int128)(k.k0 ^ (k.k1 * 0x9E3779B97F4A7C15ULL)) * 0xBF58476D1CE4E5B9ULL;
-    return uint64_t(x >> 64) ^ uint64_t(x);
-  }
 
   // Doubles a table, or wipes the whole cache first when that would pass the budget.
   template <class T, class Empty, class Hash>
