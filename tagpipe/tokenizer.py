@@ -313,7 +313,8 @@ class Tokenizer:
         Unigram) -- encoding `texts` on one thread; and of the model's pieces, the share that
         went to the model (`miss_rate`: missed the word cache, and were not a vocabulary
         string the word seed knows) and the nanoseconds one such miss took (`ns_per_miss`:
-        the model and the cache insert)."""
+        the time of the batched misses -- the word seed's probes, the model, the cache
+        inserts -- over their number)."""
         if self._native is None:
             raise DelegationError("a delegated tokenizer has no native stages to profile")
         texts = list(texts)

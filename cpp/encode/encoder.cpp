@@ -133,39 +133,48 @@ void Encoder::clear_cache() const {
 // The pieces the pre-tokenizer left in w.pieces: each from the cache, else the model (then
 // cached).  The cache slots are requested a few pieces ahead, and a short piece's hit
 // writes its four id slots at once (IdSink keeps the room).  A miss leaves a hole in the
-// sink and waits for a few more: Bpe::encode_many merges them together (a repeat of a
-// waiting piece joins its job), then the ids are spliced into the holes.
+// sink and waits for a few more: Bpe::encode_many answers them together (a repeat of a
+// waiting piece joins its job), then the ids are spliced into the holes.  A short miss
+// also requests its word-seed slot: encode_many looks there first, by then without
+// waiting for the memory (the seed is megabytes; looked up at once, its probe was a
+// tenth of the model stage's time on fresh English).
 bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
   const pretok::Text& t = w.pieces.text;
   const std::vector<pretok::Piece>& pieces = w.pieces.pieces;
   const size_t count = pieces.size();
+  // The short pieces' probes (key and hash), made kAhead pieces ahead with the prefetch
+  // of their slot, and kept in a ring until their lookup.
   constexpr size_t kAhead = 16;
-  for (size_t k = 0; k < count && k < kAhead; k++) cache.prefetch(t.bytes + pieces[k].begin, pieces[k].end - pieces[k].begin);
+  WordCache::Probe ahead[kAhead];
+  auto request = [&](size_t k) __attribute__((always_inline)) {
+    const uint8_t* p = t.bytes + pieces[k].begin;
+    const uint32_t n = pieces[k].end - pieces[k].begin;
+    if (n < 16) {
+      ahead[k % kAhead] = WordCache::probe(p, n);
+      cache.prefetch(ahead[k % kAhead]);
+    } else {
+      cache.prefetch_long(p, n);
+    }
+  };
+  for (size_t k = 0; k < count && k < kAhead; k++) request(k);
   const WordSeed* seed = piece_model_ ? nullptr : &bpe_.seed(t.byte_mapped);
   IdSink& sink = w.sink;
-  // One piece, or one part of a cut one: a hit, a vocabulary string whole (the word seed:
-  // cached then, without BPE), or a job for BPE (a hole in the sink until
+  // One piece, or one part of a cut one: a hit, or a job for BPE (a hole in the sink until
   // flush_misses).  kCut: a new long piece that can be cut (Bpe::cuts), at w.cuts; its parts
   // are then pieces of their own -- mostly a character or two of Chinese text, or a word,
   // which the cache knows, where it seldom knows the whole clause.  (The whole piece is not
   // cached: caching it when its parts were all hits cost Chinese text 16%, clauses seldom
   // recur, and gained code 3%.)
   enum { kDone, kCut, kFailed };
-  auto piece = [&](const uint8_t* p, uint32_t n, bool may_cut) __attribute__((always_inline)) {
-    const uint32_t c = n < 16 ? cache.find_short(p, n, sink.room(4)) : WordCache::kInLong;
+  // (q: the piece's probe when it is short)
+  auto piece = [&](const uint8_t* p, uint32_t n, const WordCache::Probe& q, bool may_cut)
+                   __attribute__((always_inline)) {
+    const uint32_t c = n < 16 ? cache.find_short(q, sink.room(4)) : WordCache::kInLong;
     if (c - 1 < 4) {  // 1..4 ids: a hit
       sink.size += c;
       return kDone;
     }
-    if (c == 0 && seed) {  // (a short piece the cache does not know)
-      const uint32_t id = seed->find(p, n);
-      if (id != WordSeed::kMissing) {
-        cache.insert(p, n, &id, 1);
-        *sink.room(1) = id;
-        sink.size += 1;
-        return kDone;
-      }
-    }
+    if (c == 0 && seed) seed->prefetch(q);
     if (c == WordCache::kInLong) {  // a long piece, or a short one with more than 4 ids
       w.bpe_out.clear();
       if (cache.find_long(p, n, w.bpe_out)) {
@@ -183,19 +192,20 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
   };
   for (size_t k = 0; k < count; k++) {
     if (sink.size >= w.stop_at) break;  // (the ids of waiting misses only add to it)
-    if (k + kAhead < count) {
-      const pretok::Piece& a = pieces[k + kAhead];
-      cache.prefetch(t.bytes + a.begin, a.end - a.begin);
-    }
+    const WordCache::Probe q = ahead[k % kAhead];  // (before the request below reuses the slot)
+    if (k + kAhead < count) request(k + kAhead);
     const uint8_t* p = t.bytes + pieces[k].begin;
     const uint32_t n = pieces[k].end - pieces[k].begin;
-    const auto r = piece(p, n, true);
+    const auto r = piece(p, n, q, true);
     if (r == kFailed) return false;
     if (r == kDone) continue;
     w.cuts.push_back(n);
     if (w.times) w.times->pieces += int64_t(w.cuts.size()) - 1;  // (the parts hit or miss, not the piece)
-    for (uint32_t begin = 0, i = 0; i < w.cuts.size(); begin = w.cuts[i++])
-      if (piece(p + begin, w.cuts[i] - begin, false) == kFailed) return false;
+    for (uint32_t begin = 0, i = 0; i < w.cuts.size(); begin = w.cuts[i++]) {
+      const uint32_t m = w.cuts[i] - begin;
+      const WordCache::Probe part = m < 16 ? WordCache::probe(p + begin, m) : WordCache::Probe{};
+      if (piece(p + begin, m, part, false) == kFailed) return false;
+    }
   }
   if (w.times) w.times->pieces += int64_t(count);
   return flush_misses(w, cache, t.byte_mapped);
@@ -240,7 +250,8 @@ bool Encoder::flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const 
     end = hole.at;
   }
   sink.size += extra;
-  if (w.times) w.times->misses += int64_t(w.holes.size());
+  if (w.times)  // (a piece the word seed answered is not a miss: the model had no work)
+    for (const Worker::Hole& h : w.holes) w.times->misses += !w.jobs[h.job].whole;
   w.jobs.clear();
   w.holes.clear();
   return true;

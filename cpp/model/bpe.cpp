@@ -485,17 +485,30 @@ void Bpe::encode_many(BpeJob* jobs, size_t count, bool byte_mapped, std::vector<
   SmallWord words[kMaxJobs];
   BpeJob* owner[kMaxJobs];
   size_t live = 0;
+  const WordSeed& seed = seed_[byte_mapped];
   for (size_t j = 0; j < count; j++) {
     BpeJob& job = jobs[j];
     job.first = uint32_t(ids.size());
+    job.count = 0;
+    if (job.n == 0) continue;
+    // A short vocabulary string that is its own token: the seed says so in one probe (the
+    // encoder prefetched its slot at the cache miss).  With ignore_merges the seed holds
+    // every string of 1..15 bytes: whole_piece's answer for them.
+    const bool seeded = job.n - 1 < 15 && seed.size() != 0;
+    const uint32_t whole = seeded ? seed.find(job.s, job.n) : whole_piece(job.s, job.n, byte_mapped);
+    if (whole != kMissing) {
+      ids.push_back(whole);
+      job.count = 1;
+      job.whole = true;
+      continue;
+    }
     uint32_t init[kScanMax], m = 0;
-    if (job.n && live < kMaxJobs && whole_piece(job.s, job.n, byte_mapped) == kMissing &&
-        small_symbols(job.s, job.n, byte_mapped, init, m) && m) {
+    if (live < kMaxJobs && small_symbols(job.s, job.n, byte_mapped, init, m) && m) {
       small_start(words[live], init, m);
       owner[live++] = &job;
       continue;
     }
-    encode(job.s, job.n, byte_mapped, ids, sc);  // (the rare ones, one after another)
+    encode_merges(job.s, job.n, byte_mapped, ids, sc);  // (the rare ones, one after another)
     job.count = uint32_t(ids.size()) - job.first;
   }
   while (live)

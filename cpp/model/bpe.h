@@ -49,11 +49,14 @@ struct BpeScratch {
   std::string text;  // a character with its prefix / suffix
 };
 
-// A piece for Bpe::encode_many; its ids are ids[first, first + count) afterwards.
+// A piece for Bpe::encode_many; its ids are ids[first, first + count) afterwards, and
+// `whole` says they were the piece's own token, found without merging (the word seed, or
+// ignore_merges' whole-piece lookup).
 struct BpeJob {
   const uint8_t* s;
   uint32_t n;
   uint32_t first = 0, count = 0;
+  bool whole = false;
 };
 
 class Bpe {
@@ -64,10 +67,11 @@ class Bpe {
   // Appends the ids of one piece: its bytes as the pre-tokenizer left them; with
   // `byte_mapped` each byte is one ByteLevel character.
   void encode(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint32_t>& out, BpeScratch& scratch) const;
-  // The same for up to kMaxJobs pieces at once (the word cache's misses): the short words
-  // advance one merge at a time, round robin, so that while one waits for its merge-table
-  // lookups the others compute -- a new word's lookups miss the CPU caches, and one word
-  // alone can only wait for them one merge after another.
+  // The same for up to kMaxJobs pieces at once (the word cache's misses).  A short piece
+  // the word seed knows is its token; the other short words advance one merge at a time,
+  // round robin, so that while one waits for its merge-table lookups the others compute --
+  // a new word's lookups miss the CPU caches, and one word alone can only wait for them one
+  // merge after another.
   void encode_many(BpeJob* jobs, size_t count, bool byte_mapped, std::vector<uint32_t>& ids, BpeScratch& scratch) const;
 
   const StringTable& vocab() const { return vocab_; }

@@ -128,23 +128,34 @@ class WordCache {
     return uint64_t(x >> 64) ^ uint64_t(x);
   }
 
-  // Starts loading the slot p[0..n) would be in (the encoder calls this a few pieces ahead,
+  // A short piece's key and hash, computed once: the encoder makes them when it prefetches
+  // the slot a few pieces ahead, and looks the piece up with them (and the word seed too).
+  struct Probe {
+    Key k;
+    uint64_t h;
+  };
+  static Probe probe(const uint8_t* p, uint32_t n) {  // n in 1..15
+    const Key k = short_key(p, n);
+    return {k, short_hash(k)};
+  }
+
+  // Starts loading the slot a piece would be in (the encoder calls this a few pieces ahead,
   // so that the lookup finds it in the cache: the table is larger than L1).
-  void prefetch(const uint8_t* p, uint32_t n) const {
-    if (n < 16) {
-      if (!short_.empty()) __builtin_prefetch(&short_[short_hash(short_key(p, n)) & short_mask_]);
-    } else if (n <= kMaxKey && !long_.empty()) {  // (the hash again at the lookup: cheaper than the miss)
-      __builtin_prefetch(&long_[hash_bytes(p, n) & long_mask_]);
-    }
+  void prefetch(const Probe& q) const {
+    if (!short_.empty()) __builtin_prefetch(&short_[q.h & short_mask_]);
+  }
+  void prefetch_long(const uint8_t* p, uint32_t n) const {  // n >= 16
+    // (the hash again at the lookup: cheaper than the miss)
+    if (n <= kMaxKey && !long_.empty()) __builtin_prefetch(&long_[hash_bytes(p, n) & long_mask_]);
   }
 
   // The hit path for short pieces: writes the ids at out[0..4) (always 16 bytes: the caller
-  // has room) and returns how many are valid, or 0 when p[0..n) (n in 1..15) is not cached,
-  // or kInLong when its ids are in the long table (find_long).
-  uint32_t find_short(const uint8_t* p, uint32_t n, uint32_t* out) const {
+  // has room) and returns how many are valid, or 0 when the piece (1..15 bytes) is not
+  // cached, or kInLong when its ids are in the long table (find_long).
+  uint32_t find_short(const Probe& q, uint32_t* out) const {
     if (short_.empty()) return 0;
-    const Key k = short_key(p, n);
-    const uint64_t h = short_hash(k);
+    const Key& k = q.k;
+    const uint64_t h = q.h;
     // First the small direct-mapped table of recent hits (it stays in L1/L2: frequent
     // words are most of the text), then the main table, whose hit moves into the small one.
     Short& hot = hot_[h & hot_mask_];

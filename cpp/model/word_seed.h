@@ -4,11 +4,13 @@
 //
 // On fresh text most of the cache's misses are words it has not seen yet, and many are
 // one vocabulary token whole (gpt2: 43% of the misses on English, 29% on code); BPE spends
-// ~450 ns merging such a word back together, where this is a probe.  The encoder asks here
-// after the cache misses, and caches what it finds.  A filter of one bit per hash (8 bits
-// per string, about one false "maybe" in eight) answers most other misses without
-// touching the table, whose probe would be a cache miss of its own: 93% of gpt2's misses
-// on Chinese are not vocabulary strings.  (What the filter saves was not measured apart.)
+// ~450 ns merging such a word back together, where this is a probe.  At a cache miss the
+// encoder requests the piece's slot (prefetch); Bpe::encode_many asks here first when the
+// misses are answered together, and the encoder caches what it finds.  A filter of one bit
+// per hash (8 bits per string, about one false "maybe" in eight) answers most other misses
+// without touching the table, whose probe would be a cache miss of its own: 93% of gpt2's
+// misses on Chinese are not vocabulary strings.  (What the filter saves was not measured
+// apart.)
 // Seeding every thread's word cache instead would put 50k-200k entries into each; this is
 // one table: 3 MiB for gpt2, 12 MiB for gpt-4o.
 #pragma once
@@ -47,24 +49,32 @@ class WordSeed {
       if (slots_[i].k0 == k.k0 && slots_[i].k1 == k.k1) return;
     slots_[i] = Slot{k.k0, k.k1, id, 0};
     count_++;
-    const uint64_t f = h >> (64 - filter_bits_);  // (the top bits: the slot index has the low ones)
+    const uint64_t f = h >> (64 - filter_bits_);  // (as maybe() reads it)
     filter_[f >> 6] |= uint64_t(1) << (f & 63);
   }
 
   // The token p[0..n) (n in 1..15) is, or kMissing.
   uint32_t find(const uint8_t* p, uint32_t n) const {
     if (count_ == 0) return kMissing;
-    const WordCache::Key k = WordCache::short_key(p, n);
-    const uint64_t h = WordCache::short_hash(k), f = h >> (64 - filter_bits_);
-    if (!((filter_[f >> 6] >> (f & 63)) & 1)) return kMissing;
-    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+    const WordCache::Probe q = WordCache::probe(p, n);
+    if (!maybe(q.h)) return kMissing;
+    for (size_t i = q.h & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
-      if (s.k0 == k.k0 && s.k1 == k.k1) return s.id;
+      if (s.k0 == q.k.k0 && s.k1 == q.k.k1) return s.id;
       if (s.k1 == 0) return kMissing;  // empty (a real key has its length in k1)
     }
   }
+  // Starts loading the slot find() will read for a piece, unless the filter already says
+  // it is not here (the encoder calls this at a cache miss; BPE asks later).
+  void prefetch(const WordCache::Probe& q) const {
+    if (count_ != 0 && maybe(q.h)) __builtin_prefetch(&slots_[q.h & mask_]);
+  }
 
  private:
+  bool maybe(uint64_t h) const {
+    const uint64_t f = h >> (64 - filter_bits_);  // (the top bits: the slot index has the low ones)
+    return (filter_[f >> 6] >> (f & 63)) & 1;
+  }
   struct Slot {
     uint64_t k0, k1;
     uint32_t id, unused;
