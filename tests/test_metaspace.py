@@ -248,3 +248,43 @@ def test_pair_cuts_exact_with_unknown_characters(fuse):
     assert tok.metaspace_runs
     for text in ["a.b", "xy", "a.\n\nxy.b", "b.a.\nq", "a\n\nb", "zz..zz", "a. b.\n a"]:
         assert tok.encode(text) == oracle.encode(text).ids, text
+
+
+# -- the MarkRuns stage's cuts against its specification ------------------------------------
+
+def spec_mark_runs(data: bytes, guards: list[bytes], pairs: bytes) -> list[int]:
+    """The cut positions of MarkRunsStage::cut_at, written out plainly: before a run of
+    marks that no guard spans (a guard g spans position p if g occurs at p - k where g has a
+    mark after another character at k), or between two ASCII bytes `pairs` allows."""
+    mark = MARK.encode()
+    spans = []
+    for g in guards:
+        for k in range(1, len(g) - 2):
+            if g[k:k + 3] == mark and not (k >= 3 and g[k - 3:k] == mark):
+                spans.append((g, k))
+    cuts = []
+    for p in range(1, len(data)):
+        run = data[p:p + 3] == mark and not (p >= 3 and data[p - 3:p] == mark)
+        if run and not any(p >= k and data[p - k:p - k + len(g)] == g for g, k in spans):
+            cuts.append(p)
+        elif data[p - 1] < 0x80 and data[p] < 0x80 and pairs[data[p - 1] * 128 + data[p]]:
+            cuts.append(p)
+    return cuts
+
+
+MARKED = st.lists(st.sampled_from([MARK, MARK * 2, "a", "b.", "\n", ">", "</", "中", "é", " ", "xyz"]),
+                  max_size=90).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=MARKED, pair_seed=st.integers(0, 3), guarded=st.booleans())
+def test_mark_runs_cuts_follow_the_specification(text, pair_seed, guarded):
+    import random
+    rng = random.Random(pair_seed)
+    pairs = bytes(rng.random() < 0.5 for _ in range(128 * 128)) if pair_seed else bytes(128 * 128)
+    guards = [f">{MARK}</".encode()] if guarded else []
+    data = text.encode()
+    stage = {"kind": "mark_runs", "literal": MARK, "guards": guards, "pairs": pairs}
+    _, _, pieces, _ = tagpipe._core.PreTokenizer([stage]).run(data)
+    cuts = [int(b) for b, _ in pieces[1:]]
+    assert cuts == spec_mark_runs(data, guards, pairs), (text, pieces.tolist())

@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <chrono>
+#include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -55,17 +56,34 @@ const Alphabet& alphabet_named(const std::string& name) {
   throw py::value_error("unknown alphabet '" + name + "'");
 }
 
-ClassifyFn kernel_named(const std::optional<std::string>& name) {
-  if (!name) return kernels::active().classify;
+const kernels::Kernel& kernel_named(const std::optional<std::string>& name) {
+  if (!name) return kernels::active();
   const kernels::Kernel* k = kernels::find(*name);
   if (!k) throw py::value_error("unknown kernel '" + *name + "'");
   if (!k->supported()) throw py::value_error("kernel '" + *name + "' cannot run on this CPU");
-  return k->classify;
+  return *k;
+}
+
+// The replace kernel alone (tests compare every kernel with the scalar one and Python's).
+py::bytes replace_byte(py::handle data, int from, const std::string& to, const std::optional<std::string>& kernel) {
+  if (from < 0 || from > 255) throw py::value_error("from must be a byte value (0..255)");
+  if (to.empty() || to.size() > 4) throw py::value_error("to must be 1 to 4 bytes");
+  const ReplaceFn fn = kernel_named(kernel).replace_byte;
+  Bytes in(data);
+  ReplaceSpec r{uint8_t(from), uint8_t(to.size()), 0};
+  std::memcpy(&r.word, to.data(), to.size());
+  std::string out(in.size * to.size() + kReplaceSlack, '\0');
+  size_t n;
+  {
+    py::gil_scoped_release nogil;
+    n = size_t(fn(in.data, in.size, r, reinterpret_cast<uint8_t*>(out.data())) - reinterpret_cast<uint8_t*>(out.data()));
+  }
+  return py::bytes(out.data(), n);
 }
 
 py::tuple classify(py::handle data, const std::string& alphabet, const std::optional<std::string>& kernel) {
   const Alphabet& a = alphabet_named(alphabet);
-  const ClassifyFn fn = kernel_named(kernel);
+  const ClassifyFn fn = kernel_named(kernel).classify;
   Bytes in(data);
   py::array_t<uint8_t> tags(py::ssize_t(in.size));
   py::array_t<uint64_t> starts(py::ssize_t(start_words(in.size)));
@@ -83,7 +101,7 @@ py::tuple classify(py::handle data, const std::string& alphabet, const std::opti
 int64_t time_classify(py::handle data, py::array_t<int64_t, py::array::c_style> offsets,
                       const std::string& alphabet, const std::optional<std::string>& kernel) {
   const Alphabet& a = alphabet_named(alphabet);
-  const ClassifyFn fn = kernel_named(kernel);
+  const ClassifyFn fn = kernel_named(kernel).classify;
   Bytes in(data);
   const int64_t* off = offsets.data();
   const py::ssize_t docs = offsets.size() - 1;
@@ -484,6 +502,8 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("classify", &classify, py::arg("data"), py::arg("alphabet"), py::arg("kernel") = py::none(),
         "classify(data, alphabet, kernel=None) -> (tags uint8[n], starts uint64[ceil(n/64)])");
+  m.def("replace_byte", &replace_byte, py::arg("data"), py::arg("from_byte"), py::arg("to"),
+        py::arg("kernel") = py::none(), "replace_byte(data, from_byte, to, kernel=None) -> bytes");
   m.def("time_classify", &time_classify, py::arg("data"), py::arg("offsets"), py::arg("alphabet"),
         py::arg("kernel") = py::none());
 

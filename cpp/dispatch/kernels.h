@@ -1,5 +1,6 @@
-// The kernel registry: every SIMD kernel (classify, boundaries, window) this build has, which of them this CPU can
-// run, and the active one (chosen once from CPU features, or forced by name).
+// The kernel registry: every SIMD kernel (classify, boundaries, window, replace) this build
+// has, which of them this CPU can run, and the active one (chosen once from CPU features, or
+// forced by name).
 #pragma once
 #include <string>
 #include <string_view>
@@ -7,6 +8,7 @@
 
 #include "boundaries/boundaries.h"
 #include "classify/classify.h"
+#include "replace/replace.h"
 #include "window/window.h"
 
 namespace tagpipe::kernels {
@@ -17,6 +19,7 @@ struct Kernel {
   ClassifyFn classify;
   BoundariesFn boundaries;
   WindowFn window;
+  ReplaceFn replace_byte;
 };
 
 // Kernels compiled into this build, best last.

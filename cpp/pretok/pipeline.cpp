@@ -383,50 +383,63 @@ class MarkRunsStage final : public Stage {
         count++;
         start = piece.begin + j;
       };
-      // The head and the tail by the specification; the body 64 positions at a time with
-      // no branch on the text (a cut every few bytes defeats prediction): one flag byte per
-      // position from independent loads and stores, then eight flags at a time packed into
-      // bits by one multiply.  (Indexed from a pointer with a 64-bit counter: with 32-bit
-      // j + k the compiler must allow for wrap-around and vectorises nothing.)
+      // The head by the specification; the rest 64 positions at a time with no branch on
+      // the text (a cut every few bytes defeats prediction): one flag byte per position
+      // from independent loads and stores, then eight flags at a time packed into bits by
+      // one multiply.  (Indexed from a pointer with a 64-bit counter: with 32-bit j + k the
+      // compiler must allow for wrap-around and vectorises nothing.)
       uint32_t j = 1;
       for (; j < n && j < m_; j++)
         if (cut_at(s, n, j)) cut(j);
-      const uint32_t body_end = n >= m_ ? n - m_ + 1 : 0;  // a mark test reads m_ bytes on
-      alignas(8) uint8_t flag[64];
-      const uint8_t a = mark_.empty() ? 0 : uint8_t(mark_[0]), b = m_ == 3 ? uint8_t(mark_[1]) : 0,
-                    c = m_ == 3 ? uint8_t(mark_[2]) : 0;
-      // (the body is for a three-byte mark, '▁'; any other mark takes the specification)
-      for (; m_ == 3 && j + 64 <= body_end; j += 64) {
-        const uint8_t* t = s + j;
-        // A cut at t[k] needs t[k] to be ASCII (a pair) or the mark's first byte (a run):
-        // a block with neither -- much of Chinese or Russian text -- has none.
-        uint8_t any = 0;
-        for (size_t k = 0; k < 64; k++) any |= uint8_t((t[k] < 0x80) | (t[k] == a));
-        if (!any) continue;
-        for (ptrdiff_t k = 0; k < 64; k++) {  // bit 1: a run starts here (t[k - 3]: j >= 3)
-          const bool here = (t[k] == a) & (t[k + 1] == b) & (t[k + 2] == c);
-          const bool before = (t[k - 3] == a) & (t[k - 2] == b) & (t[k - 1] == c);
-          flag[k] = uint8_t(here & !before) << 1;
+      if (m_ != 3) {  // (the blocks are for a three-byte mark, '▁'; any other takes the specification)
+        for (; j < n; j++)
+          if (cut_at(s, n, j)) cut(j);
+      } else {
+        // The cuts at positions j..j+63 (those below j + valid) of the block at t = s + j:
+        // t[-3..66] readable.
+        auto block = [&](const uint8_t* t, uint32_t valid) __attribute__((always_inline)) {
+          const uint8_t a = uint8_t(mark_[0]), b = uint8_t(mark_[1]), c = uint8_t(mark_[2]);
+          // A cut at t[k] needs t[k] to be ASCII (a pair) or the mark's first byte (a run):
+          // a block with neither -- much of Chinese or Russian text -- has none.
+          uint8_t any = 0;
+          for (size_t k = 0; k < 64; k++) any |= uint8_t((t[k] < 0x80) | (t[k] == a));
+          if (!any) return;
+          alignas(8) uint8_t flag[64];
+          for (ptrdiff_t k = 0; k < 64; k++) {  // bit 1: a run starts here (t[k - 3]: j >= 3)
+            const bool here = (t[k] == a) & (t[k + 1] == b) & (t[k + 2] == c);
+            const bool before = (t[k - 3] == a) & (t[k - 2] == b) & (t[k - 1] == c);
+            flag[k] = uint8_t(here & !before) << 1;
+          }
+          for (ptrdiff_t k = 0; k < 64; k++) {  // bit 0: a pair cut (a gather: stays scalar)
+            const uint8_t x = t[k - 1], y = t[k];
+            flag[k] |= pair_[(x & 0x7F) << 7 | (y & 0x7F)] & (((x | y) & 0x80) == 0);
+          }
+          uint64_t marks = 0, pairs = 0;
+          for (uint32_t w = 0; w < 8; w++) {
+            uint64_t f;
+            std::memcpy(&f, flag + 8 * w, 8);
+            constexpr uint64_t kLow = 0x0101010101010101ULL, kPack = 0x0102040810204080ULL;
+            pairs |= ((f & kLow) * kPack >> 56) << (8 * w);  // byte i's low bit -> bit i
+            marks |= ((f >> 1 & kLow) * kPack >> 56) << (8 * w);
+          }
+          const uint64_t in = valid >= 64 ? ~uint64_t(0) : (uint64_t(1) << valid) - 1;
+          marks &= in, pairs &= in;
+          if (!guards_.empty())
+            for (uint64_t bits = marks; bits; bits &= bits - 1)
+              if (guarded(s, n, j + uint32_t(__builtin_ctzll(bits)))) marks &= ~(uint64_t(1) << __builtin_ctzll(bits));
+          for (uint64_t bits = marks | pairs; bits; bits &= bits - 1) cut(j + uint32_t(__builtin_ctzll(bits)));
+        };
+        for (; j + 66 <= n; j += 64) block(s + j, 64);  // (a mark test at j + 63 reads to j + 65)
+        // The last 1-65 positions from a copy padded with zeros: a mark needs its three
+        // bytes inside the piece, a pair its second character -- no zero is either.  (Short
+        // pieces are all tail: gemma-3's lines, cut off by its '\n' token, scanned byte by
+        // byte by the specification took 7 ns a byte.)
+        for (; j < n; j += 64) {
+          alignas(8) uint8_t pad[3 + 64 + 8] = {};
+          std::memcpy(pad, s + j - 3, std::min<size_t>(n - j + 3, sizeof pad));
+          block(pad + 3, n - j);
         }
-        for (ptrdiff_t k = 0; k < 64; k++) {  // bit 0: a pair cut (a gather: stays scalar)
-          const uint8_t x = t[k - 1], y = t[k];
-          flag[k] |= pair_[(x & 0x7F) << 7 | (y & 0x7F)] & (((x | y) & 0x80) == 0);
-        }
-        uint64_t marks = 0, pairs = 0;
-        for (uint32_t w = 0; w < 8; w++) {
-          uint64_t f;
-          std::memcpy(&f, flag + 8 * w, 8);
-          constexpr uint64_t kLow = 0x0101010101010101ULL, kPack = 0x0102040810204080ULL;
-          pairs |= ((f & kLow) * kPack >> 56) << (8 * w);  // byte i's low bit -> bit i
-          marks |= ((f >> 1 & kLow) * kPack >> 56) << (8 * w);
-        }
-        if (!guards_.empty())
-          for (uint64_t bits = marks; bits; bits &= bits - 1)
-            if (guarded(s, n, j + uint32_t(__builtin_ctzll(bits)))) marks &= ~(uint64_t(1) << __builtin_ctzll(bits));
-        for (uint64_t bits = marks | pairs; bits; bits &= bits - 1) cut(j + uint32_t(__builtin_ctzll(bits)));
       }
-      for (; j < n; j++)
-        if (cut_at(s, n, j)) cut(j);
       o[count].begin = start, o[count].end = piece.end;
       count++;
     }
@@ -453,7 +466,7 @@ class MarkRunsStage final : public Stage {
   }
   bool guarded(const uint8_t* s, uint32_t n, uint32_t p) const {
     for (const Guard& g : guards_)
-      if (p >= g.at && p - g.at + g.token.size() <= n &&
+      if (p >= g.at && p - g.at + g.token.size() <= n && s[p - g.at] == uint8_t(g.token[0]) &&  // (no call, mostly)
           std::memcmp(s + p - g.at, g.token.data(), g.token.size()) == 0)
         return true;
     return false;

@@ -1,5 +1,5 @@
-// pybind-free self-test: every available kernel (classify, boundaries, window) must write
-// exactly what the scalar kernel writes, for every alphabet; and on every kernel, every
+// pybind-free self-test: every available kernel (classify, boundaries, window, replace) must
+// write exactly what the scalar kernel writes, for every alphabet; and on every kernel, every
 // regex family's block state machine must cut exactly where its scalar state machine does.
 //
 // Built natively by CMake (target tagpipe_selftest) and, on x86 CI, cross-compiled for
@@ -20,6 +20,7 @@
 #include "fsm/patterns.h"
 #include "fsm/runs.h"
 #include "pretok/fold.h"
+#include "replace/replace.h"
 #include "window/window.h"
 
 using namespace tagpipe;
@@ -231,6 +232,28 @@ void check_window_kernel(const kernels::Kernel& k, bool quick) {
   }
 }
 
+// The replace kernel: random bytes, dense with the replaced one, every replacement length.
+void check_replace_kernel(const kernels::Kernel& k, bool quick) {
+  Check c{k, alphabet(AlphabetId::regex), "replace"};
+  std::mt19937_64 rng(11);
+  const uint8_t pool[] = {0x20, 0x20, 0x20, 0x00, 0x61, 0x80, 0xE2, 0xFF};
+  for (int rep = 0; rep < (quick ? 2000 : 20000); rep++) {
+    std::vector<uint8_t> in(rng() % 100);
+    for (uint8_t& b : in) b = pool[rng() % sizeof pool];
+    ReplaceSpec spec{pool[rng() % sizeof pool], uint8_t(1 + rng() % 4), uint32_t(rng())};
+    if (spec.size < 4) spec.word &= (uint32_t(1) << (8 * spec.size)) - 1;  // (zero above size)
+    std::vector<uint8_t> out0(in.size() * 4 + kReplaceSlack, 0xEE), out1 = out0;
+    c.cases++;
+    const size_t n0 = size_t(scalar::replace_byte(in.data(), in.size(), spec, out0.data()) - out0.data());
+    const size_t n1 = size_t(k.replace_byte(in.data(), in.size(), spec, out1.data()) - out1.data());
+    if (c.ok && (n0 != n1 || std::memcmp(out0.data(), out1.data(), n0) != 0)) {
+      c.ok = false;
+      c.why = "replace differs on " + std::to_string(in.size()) + " bytes (lengths " + std::to_string(n0) + ", " +
+              std::to_string(n1) + ")";
+    }
+  }
+}
+
 // -- the block state machines against the scalar ones (the specification), on kernel k ---
 
 void check_patterns(const kernels::Kernel& k, bool quick) {
@@ -275,6 +298,7 @@ int main(int argc, char** argv) {
       for (int id = 0; id < int(AlphabetId::count); id++) check_kernel(*k, alphabet(AlphabetId(id)), quick);
       check_runs_kernels(*k, quick);
       check_window_kernel(*k, quick);
+      check_replace_kernel(*k, quick);
     }
     check_patterns(*k, quick);  // the block machines read the active kernel's window
   }

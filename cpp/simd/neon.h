@@ -160,6 +160,22 @@ struct u32v {
   }
 };
 
+// One 16-byte register for the replace kernel (replace/replace_generic.h).
+struct Bytes16 {
+  uint8x16_t v;
+  static TAGPIPE_ALWAYS_INLINE Bytes16 halves(uint64_t lo, uint64_t hi) {
+    return {vreinterpretq_u8_u64(vcombine_u64(vcreate_u64(lo), vcreate_u64(hi)))};
+  }
+  // Bit i: byte i (of the low eight) is c.
+  TAGPIPE_ALWAYS_INLINE unsigned low8_eq(uint8_t c) const {
+    const uint8x8_t weights = {1, 2, 4, 8, 16, 32, 64, 128};
+    return vaddv_u8(vand_u8(vceq_u8(vget_low_u8(v), vdup_n_u8(c)), weights));
+  }
+  // Byte k of the result: byte idx[k] of this, or 0 where idx[k] >= 16 (tbl).
+  TAGPIPE_ALWAYS_INLINE Bytes16 shuffle(const uint8_t* idx) const { return {vqtbl1q_u8(v, vld1q_u8(idx))}; }
+  TAGPIPE_ALWAYS_INLINE void store(uint8_t* p) const { vst1q_u8(p, v); }
+};
+
 using LeadLanes = InPlaceLeadLanes<simd8x64, u32v>;
 
 }  // namespace tagpipe::neon

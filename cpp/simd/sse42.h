@@ -165,6 +165,23 @@ struct u32v {
   }
 };
 
+// One 16-byte register for the replace kernel (replace/replace_generic.h).
+struct Bytes16 {
+  __m128i v;
+  static TAGPIPE_ALWAYS_INLINE Bytes16 halves(uint64_t lo, uint64_t hi) {
+    return {_mm_set_epi64x(int64_t(hi), int64_t(lo))};
+  }
+  // Bit i: byte i (of the low eight) is c.
+  TAGPIPE_ALWAYS_INLINE unsigned low8_eq(uint8_t c) const {
+    return unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(char(c))))) & 0xFF;
+  }
+  // Byte k of the result: byte idx[k] of this, or 0 where idx[k] has its top bit set.
+  TAGPIPE_ALWAYS_INLINE Bytes16 shuffle(const uint8_t* idx) const {
+    return {_mm_shuffle_epi8(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(idx)))};
+  }
+  TAGPIPE_ALWAYS_INLINE void store(uint8_t* p) const { _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v); }
+};
+
 using LeadLanes = InPlaceLeadLanes<simd8x64, u32v>;
 
 }  // namespace tagpipe::sse42
