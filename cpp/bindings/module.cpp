@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <optional>
@@ -67,12 +68,12 @@ const kernels::Kernel& kernel_named(const std::optional<std::string>& name) {
 // The replace kernel alone (tests compare every kernel with the scalar one and Python's).
 py::bytes replace_byte(py::handle data, int from, const std::string& to, const std::optional<std::string>& kernel) {
   if (from < 0 || from > 255) throw py::value_error("from must be a byte value (0..255)");
-  if (to.empty() || to.size() > 4) throw py::value_error("to must be 1 to 4 bytes");
+  if (to.size() > 4) throw py::value_error("to must be 0 to 4 bytes");
   const ReplaceFn fn = kernel_named(kernel).replace_byte;
   Bytes in(data);
   ReplaceSpec r{uint8_t(from), uint8_t(to.size()), 0};
   std::memcpy(&r.word, to.data(), to.size());
-  std::string out(in.size * to.size() + kReplaceSlack, '\0');
+  std::string out(in.size * std::max<size_t>(1, to.size()) + kReplaceSlack, '\0');
   size_t n;
   {
     py::gil_scoped_release nogil;

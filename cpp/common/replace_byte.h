@@ -1,4 +1,4 @@
-// One byte replaced by a string of 1-4 bytes (' ' -> '▁'): the Replace normalizer's fast
+// One byte replaced by a string of 0-4 bytes (' ' -> '▁'): the Replace normalizer's fast
 // path and Metaspace's rewrite when no origins are kept.
 #pragma once
 #include <algorithm>
@@ -14,11 +14,12 @@ namespace tagpipe {
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "a byte is stored as the low one of a word");
 
-// Appends `in` to `out` with every `from` byte as `to` (to.size() in 1..4), by the active
+// Appends `in` to `out` with every `from` byte as `to` (to.size() in 0..4), by the active
 // kernel (replace/replace.h).
 inline void append_replacing_byte(std::string_view in, uint8_t from, const std::string& to, std::string& out) {
   const size_t at = out.size();
-  const size_t size = in.size() + size_t(std::count(in.begin(), in.end(), char(from))) * (to.size() - 1);
+  const size_t hits = size_t(std::count(in.begin(), in.end(), char(from)));
+  const size_t size = in.size() - hits + hits * to.size();
   ReplaceSpec r{from, uint8_t(to.size()), 0};
   std::memcpy(&r.word, to.data(), to.size());
   out.resize(at + size + kReplaceSlack);

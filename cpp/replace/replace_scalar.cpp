@@ -43,8 +43,8 @@ ReplaceShuffles build(unsigned size) {
 }  // namespace
 
 const ReplaceShuffles& replace_shuffles(unsigned size) {
-  static const ReplaceShuffles tables[4] = {build(1), build(2), build(3), build(4)};
-  return tables[size - 1];
+  static const ReplaceShuffles tables[5] = {build(0), build(1), build(2), build(3), build(4)};
+  return tables[size];
 }
 
 }  // namespace tagpipe

@@ -232,7 +232,8 @@ void check_window_kernel(const kernels::Kernel& k, bool quick) {
   }
 }
 
-// The replace kernel: random bytes, dense with the replaced one, every replacement length.
+// The replace kernel: random bytes, dense with the replaced one, every replacement length
+// (0 included: a deletion).
 void check_replace_kernel(const kernels::Kernel& k, bool quick) {
   Check c{k, alphabet(AlphabetId::regex), "replace"};
   std::mt19937_64 rng(11);
@@ -240,7 +241,7 @@ void check_replace_kernel(const kernels::Kernel& k, bool quick) {
   for (int rep = 0; rep < (quick ? 2000 : 20000); rep++) {
     std::vector<uint8_t> in(rng() % 100);
     for (uint8_t& b : in) b = pool[rng() % sizeof pool];
-    ReplaceSpec spec{pool[rng() % sizeof pool], uint8_t(1 + rng() % 4), uint32_t(rng())};
+    ReplaceSpec spec{pool[rng() % sizeof pool], uint8_t(rng() % 5), uint32_t(rng())};
     if (spec.size < 4) spec.word &= (uint32_t(1) << (8 * spec.size)) - 1;  // (zero above size)
     std::vector<uint8_t> out0(in.size() * 4 + kReplaceSlack, 0xEE), out1 = out0;
     c.cases++;
