@@ -429,7 +429,12 @@ def versions(kinds) -> str:
         try:
             out.append(f"{k} {metadata.version(k)}")
         except metadata.PackageNotFoundError:
-            out.append(f"{k} not installed")
+            if k == "tagpipe":  # run from a source tree (PYTHONPATH): the header's commit names it
+                import tagpipe
+
+                out.append(f"tagpipe {tagpipe.__version__} (source tree)")
+            else:
+                out.append(f"{k} not installed")
     return ", ".join(out)
 
 
