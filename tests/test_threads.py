@@ -35,6 +35,45 @@ def test_every_thread_count_and_order(setup):
     assert tok.encode_batch([], num_threads=4) == []
 
 
+def _cpus_allowed() -> dict[int, set[int]]:
+    """Each thread of this process: the CPUs it may run on (/proc's list, e.g. "0-3,6")."""
+    out = {}
+    for task in Path("/proc/self/task").iterdir():
+        for line in (task / "status").read_text().splitlines():
+            if line.startswith("Cpus_allowed_list:"):
+                cpus = set()
+                for part in line.split(":", 1)[1].strip().split(","):
+                    lo, _, hi = part.partition("-")
+                    cpus.update(range(int(lo), int(hi or lo) + 1))
+                out[int(task.name)] = cpus
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir() or not hasattr(os, "sched_getaffinity"),
+                    reason="Linux: the pool binds its threads to CPUs only there")
+def test_pool_threads_are_unbound_after_a_batch(setup):
+    """The pool binds each of its threads to one CPU for a batch (thread_pool.cpp,
+    Placement) and must hand them back free: afterwards every thread of the process may
+    use at least what the calling thread may, and the caller is never bound."""
+    tok, docs, want = setup
+    mask = os.sched_getaffinity(0)
+    for threads in (2, 3, 2):
+        assert tok.encode_batch(docs, num_threads=threads) == want
+        assert os.sched_getaffinity(0) == mask
+        bound = {t: c for t, c in _cpus_allowed().items() if not c >= mask}
+        assert not bound, (threads, mask, bound)
+    if len(mask) > 1:  # a caller limited to one CPU: the pool works there, and is freed
+        os.sched_setaffinity(0, {min(mask)})
+        try:
+            assert tok.encode_batch(docs, num_threads=2) == want
+            assert os.sched_getaffinity(0) == {min(mask)}
+        finally:
+            os.sched_setaffinity(0, mask)
+        assert tok.encode_batch(docs, num_threads=2) == want
+        bound = {t: c for t, c in _cpus_allowed().items() if not c >= mask}
+        assert not bound, (mask, bound)
+
+
 def test_batches_from_many_python_threads(setup):
     tok, docs, want = setup
     results, errors = {}, []

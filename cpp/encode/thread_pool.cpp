@@ -10,9 +10,58 @@
 #if defined(__unix__) || defined(__APPLE__)
 #include <pthread.h>
 #endif
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 namespace tagpipe {
 namespace {
+
+// Where a batch's pool threads run (Linux).  A parked thread is woken where the scheduler
+// chooses, and after the caller has been idle for a while that was often the caller's own
+// CPU: two threads then shared one core for the whole of a short batch (a 600 kB batch
+// takes ~2 ms, less than the scheduler takes to move one of them) -- measured on 2 cores,
+// gpt2 code after a 0.2 s pause, 3 of 10 batches ran at one thread's speed with
+// CPU time / wall time 1.0.  So for each batch, pool thread i is bound to the i-th CPU
+// after the caller's own among the CPUs the caller may use (round to the caller's own when
+// there are more threads than CPUs), and unbound again -- to that same set, so the pool
+// follows its caller's limits -- when its part is done.  The caller is left alone.
+struct Placement {
+#if defined(__linux__)
+  cpu_set_t allowed;
+  std::vector<int> cpus;  // the allowed CPUs, from the one after the caller's round to its own
+  bool active = false;
+
+  void plan() {
+    active = false;
+    cpus.clear();
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+    const int here = sched_getcpu();
+    if (here < 0 || here >= CPU_SETSIZE) return;
+    for (int k = 1; k <= CPU_SETSIZE; k++) {  // (the caller's own last)
+      const int c = (here + k) % CPU_SETSIZE;
+      if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+    }
+    active = !cpus.empty();
+  }
+  // On pool thread `index` (1..): bind it for this batch; unbind it after.
+  void bind(int index) const {
+    if (!active) return;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpus[size_t(index - 1) % cpus.size()], &one);
+    pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+  }
+  void unbind() const {
+    if (active) pthread_setaffinity_np(pthread_self(), sizeof allowed, &allowed);
+  }
+#else
+  void plan() {}
+  void bind(int) const {}
+  void unbind() const {}
+#endif
+};
 
 // Everything the pool threads share.  Heap-allocated and never freed: a pool thread may
 // still be returning from its last wait when the process exits, and after fork() the
@@ -27,6 +76,7 @@ struct Pool {
   int pending = 0;                    // of those, how many have not finished
   int started = 0;                    // pool threads that exist (they are 1..started)
   std::exception_ptr error;
+  Placement placement;  // this batch's (written with fn, under m)
 
   void serve(int index) {
     unsigned long long seen = 0;
@@ -37,12 +87,14 @@ struct Pool {
       if (index >= want) continue;  // not needed this time
       const std::function<void(int)>* f = fn;
       lock.unlock();
+      placement.bind(index);  // (read-only until this batch ends: the caller waits for us)
       std::exception_ptr e;
       try {
         (*f)(index);
       } catch (...) {
         e = std::current_exception();
       }
+      placement.unbind();
       lock.lock();
       if (e && !error) error = e;
       if (--pending == 0) done.notify_one();
@@ -107,6 +159,7 @@ void parallel_for_threads(int n, const std::function<void(int)>& fn) {
     std::lock_guard<std::mutex> lock(p.m);
     for (; p.started < n - 1; p.started++) std::thread([&p, i = p.started + 1] { p.serve(i); }).detach();
     p.fn = &fn;
+    p.placement.plan();
     p.want = n;
     p.pending = n - 1;
     p.error = nullptr;
