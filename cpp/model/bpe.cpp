@@ -174,6 +174,7 @@ void Bpe::prepare_cuts(bool byte_mapped) const {
     if (!c.exact) return;
     uint32_t max_id = 0;
     for (uint32_t id : merge_results_) max_id = std::max(max_id, id);
+    c.bridges.set_whole_chars(!byte_mapped);
     std::vector<uint8_t> result(size_t(max_id) + 1, 0);  // by id: whether some merge gives it
     for (uint32_t id : merge_results_) result[id] = 1;
     (byte_mapped ? byte_vocab_ : vocab_).for_each([&](std::string_view key, uint32_t id) {

@@ -37,14 +37,23 @@ class BridgeCuts {
       set(key(k >= 2 ? t[k - 2] : kStart, t[k - 1], t[k], k + 2 <= n ? t[k + 1] : kEnd));
   }
 
+  // Results made of whole characters (not ByteLevel: a vocabulary string is UTF-8 text):
+  // one starts with a character's first byte and ends with its last.
+  void set_whole_chars(bool yes) { whole_chars_ = yes; }
+
   // Whether a merge result could cover the boundary before s[p] (0 < p < n).
   bool bridged(const uint8_t* s, uint32_t n, uint32_t p) const {
     const uint32_t b = s[p - 1], c = s[p];
     const bool before = p >= 2, after = p + 1 < n;
-    if (test(key(kStart, b, c, kEnd))) return true;
-    if (before && test(key(s[p - 2], b, c, kEnd))) return true;
-    if (after && test(key(kStart, b, c, s[p + 1]))) return true;
-    return before && after && test(key(s[p - 2], b, c, s[p + 1]));
+    // With whole characters, a result starts at b only if b is a one-byte character, and
+    // ends at c only if c is (p is where a character starts): between two characters of
+    // Cyrillic or Chinese only the last signature can exist -- one probe, not four (the
+    // others could only collide, which would cost a cut).
+    const bool start_b = !whole_chars_ || b < 0x80, end_c = !whole_chars_ || c < 0x80;
+    if (before && after && test(key(s[p - 2], b, c, s[p + 1]))) return true;
+    if (start_b && end_c && test(key(kStart, b, c, kEnd))) return true;
+    if (before && end_c && test(key(s[p - 2], b, c, kEnd))) return true;
+    return after && start_b && test(key(kStart, b, c, s[p + 1]));
   }
 
  private:
@@ -57,6 +66,7 @@ class BridgeCuts {
   bool test(uint64_t h) const { return (bits_[h >> 6] >> (h & 63)) & 1; }
 
   std::vector<uint64_t> bits_;
+  bool whole_chars_ = false;
 };
 
 }  // namespace tagpipe
