@@ -995,14 +995,18 @@ def synthetic_cases() -> list[Synthetic]:
     # its own, "bcd" is then one token, and bc d without ignore_merges.
     e_acute = BL[0xC3] + BL[0xA9]
     bridge_merges = [(BL[0xC3], BL[0xA9]), ("a", e_acute), ("b", "c"), ("c", "d")]
-    bv = _with_merged(list(BL), bridge_merges) + ["bcd"]
+    # ("q" * 17: with ignore_merges a piece of 16+ bytes that is a vocabulary string is its
+    # token -- Bpe::whole_piece's filter of such strings must let it through.)
+    bv = _with_merged(list(BL), bridge_merges) + ["bcd", "q" * 17]
     bid = {t: i for i, t in enumerate(bv)}
     bridge_texts = ["x" * 12 + "aé" + "y" * 12, "z" * 7 + "bcd" + "z" * 9, "é" * 9 + "aé" * 5, "bcd" * 6,
-                    "abcdé" * 5, "中文" * 6 + "aé", " " + "éa" * 10, "bcd", "bcd bcd. bc,bcd"]
+                    "abcdé" * 5, "中文" * 6 + "aé", " " + "éa" * 10, "bcd", "bcd bcd. bc,bcd",
+                    "q" * 17, "q" * 17 + "é", "q" * 18, "q" * 16]
     bridge_expect = {"x" * 12 + "aé" + "y" * 12: [bid["x"]] * 12 + [bid["a" + e_acute]] + [bid["y"]] * 12,
                      "z" * 7 + "bcd" + "z" * 9: [bid["z"]] * 7 + [bid["bc"], bid["d"]] + [bid["z"]] * 9}
     for ignore in (False, True):
-        bridge_expect = dict(bridge_expect, bcd=[bid["bcd"]] if ignore else [bid["bc"], bid["d"]])
+        bridge_expect = dict(bridge_expect, bcd=[bid["bcd"]] if ignore else [bid["bc"], bid["d"]],
+                             **{"q" * 17: [bid["q" * 17]] if ignore else [bid["q"]] * 17})
         cases.append(Synthetic(f"bytelevel_cuts_ignore_merges{ignore}", bpe_json(
             bv, bridge_merges, ignore_merges=ignore, pre=bytelevel()), ABC_TEXTS + bridge_texts,
             oracle_expect=bridge_expect))

@@ -52,6 +52,14 @@ Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions opti
     }
     byte_vocab_.put(bytes, id);
   });
+  // ignore_merges: the shapes of the vocabulary strings of 16+ bytes (whole_piece).
+  for (int form = 0; form < 2 && opt_.ignore_merges; form++)
+    (form ? byte_vocab_ : vocab_).for_each([&](std::string_view key, uint32_t) {
+      if (key.size() < 16) return;
+      const uint8_t first = uint8_t(key[0]);
+      long_shapes_[form][first] |= uint64_t(1) << (key.size() & 63);
+      long_max_[form][first] = std::max(long_max_[form][first], uint32_t(key.size()));
+    });
   simple_bytes_ = opt_.prefix.empty() && opt_.suffix.empty();
   auto lookup = [&](const std::string& core, bool first, bool last) {
     std::string s = (first ? "" : opt_.prefix) + core + (last ? opt_.suffix : "");
@@ -112,7 +120,10 @@ const StringTable& Bpe::merges_differ(bool byte_mapped) const {
     BpeScratch sc;
     std::vector<uint32_t> out;
     auto check = [&](const Entry& e) {
-      if (out.size() != 1 || out[0] != e.id) differ.put(e.key, e.id);
+      if (out.size() != 1 || out[0] != e.id) {
+        differ.put(e.key, e.id);
+        differ_shapes_[byte_mapped][uint8_t(e.key[0])] |= uint64_t(1) << (e.key.size() & 63);
+      }
       out.clear();
     };
     SmallWord words[kMaxJobs];
@@ -230,7 +241,10 @@ bool Bpe::cuts(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint3
     uint32_t begin = 0;
     for (size_t k = 0; k <= at.size(); k++) {
       const uint32_t end = k < at.size() ? at[k] : n;
-      if (differ.get(s + begin, end - begin) != kMissing) at.clear();
+      if (may_differ(s + begin, end - begin, byte_mapped) && differ.get(s + begin, end - begin) != kMissing) {
+        at.clear();
+        break;
+      }
       begin = end;
     }
   }
@@ -436,6 +450,10 @@ void Bpe::merge_large(BpeScratch& sc, std::vector<uint32_t>& out) const {
 
 uint32_t Bpe::whole_piece(const uint8_t* s, uint32_t n, bool byte_mapped) const {
   if (!opt_.ignore_merges) return kMissing;
+  // A long piece -- a Chinese clause, for Bpe::cuts -- is seldom a vocabulary string, and a
+  // probe of the table (128k strings for llama-3) waited for memory once per piece.
+  if (n >= 16 && (n > long_max_[byte_mapped][s[0]] || !((long_shapes_[byte_mapped][s[0]] >> (n & 63)) & 1)))
+    return kMissing;
   return byte_mapped ? byte_vocab_.get(s, n) : vocab_.get(s, n);
 }
 

@@ -136,6 +136,10 @@ class Bpe {
   bool duplicate_ids_ = false;  // two vocabulary strings share an id (see merge_small)
   bool simple_bytes_ = false;   // no continuing_subword_prefix / end_of_word_suffix
   StringTable byte_vocab_;  // vocabulary entries made of ByteLevel characters, keyed by their bytes
+  // [byte_mapped][first byte] (ignore_merges): the lengths % 64 of the vocabulary strings of
+  // 16+ bytes that start with it, as bits, and the longest.
+  uint64_t long_shapes_[2][256] = {};
+  uint32_t long_max_[2][256] = {};
   MergeTable merges_;
   BpeOptions opt_;
   // Fast paths: the id of a one-byte character (ByteLevel byte or ASCII character) as the
@@ -148,6 +152,12 @@ class Bpe {
   bool merges_take_bytes_or_unk_ = false;  // a merge's left or right is a <0xXX> token or unk
   mutable std::once_flag cuts_once_[2], differ_once_[2];  // [byte_mapped]: bridges, merges_differ
   mutable StringTable differ_[2];
+  // Of the merges_differ strings, (length % 64, first byte) pairs: a part whose pair is not
+  // here is not one of them, without hashing it (a Chinese clause is a part every few bytes).
+  mutable uint64_t differ_shapes_[2][256] = {};
+  bool may_differ(const uint8_t* s, uint32_t n, bool byte_mapped) const {
+    return (differ_shapes_[byte_mapped][s[0]] >> (n & 63)) & 1;
+  }
   mutable Cuts cuts_[2];
   mutable std::once_flag seed_once_[2];
   mutable WordSeed seed_[2];  // [byte_mapped]
