@@ -1,7 +1,6 @@
 // One byte replaced by a string of 0-4 bytes (' ' -> '▁'): the Replace normalizer's fast
 // path and Metaspace's rewrite when no origins are kept.
 #pragma once
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>

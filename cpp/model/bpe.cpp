@@ -55,10 +55,7 @@ Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions opti
   // ignore_merges: the shapes of the vocabulary strings of 16+ bytes (whole_piece).
   for (int form = 0; form < 2 && opt_.ignore_merges; form++)
     (form ? byte_vocab_ : vocab_).for_each([&](std::string_view key, uint32_t) {
-      if (key.size() < 16) return;
-      const uint8_t first = uint8_t(key[0]);
-      long_shapes_[form][first] |= uint64_t(1) << (key.size() & 63);
-      long_max_[form][first] = std::max(long_max_[form][first], uint32_t(key.size()));
+      if (key.size() >= 16) long_strings_[form].add(key);
     });
   simple_bytes_ = opt_.prefix.empty() && opt_.suffix.empty();
   auto lookup = [&](const std::string& core, bool first, bool last) {
@@ -122,7 +119,7 @@ const StringTable& Bpe::merges_differ(bool byte_mapped) const {
     auto check = [&](const Entry& e) {
       if (out.size() != 1 || out[0] != e.id) {
         differ.put(e.key, e.id);
-        differ_shapes_[byte_mapped][uint8_t(e.key[0])] |= uint64_t(1) << (e.key.size() & 63);
+        differ_shapes_[byte_mapped].add(e.key);
       }
       out.clear();
     };
@@ -241,7 +238,8 @@ bool Bpe::cuts(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint3
     uint32_t begin = 0;
     for (size_t k = 0; k <= at.size(); k++) {
       const uint32_t end = k < at.size() ? at[k] : n;
-      if (may_differ(s + begin, end - begin, byte_mapped) && differ.get(s + begin, end - begin) != kMissing) {
+      if (differ_shapes_[byte_mapped].may_hold(s + begin, end - begin) &&
+          differ.get(s + begin, end - begin) != kMissing) {
         at.clear();
         break;
       }
@@ -452,8 +450,7 @@ uint32_t Bpe::whole_piece(const uint8_t* s, uint32_t n, bool byte_mapped) const 
   if (!opt_.ignore_merges) return kMissing;
   // A long piece -- a Chinese clause, for Bpe::cuts -- is seldom a vocabulary string, and a
   // probe of the table (128k strings for llama-3) waited for memory once per piece.
-  if (n >= 16 && (n > long_max_[byte_mapped][s[0]] || !((long_shapes_[byte_mapped][s[0]] >> (n & 63)) & 1)))
-    return kMissing;
+  if (n >= 16 && !long_strings_[byte_mapped].may_hold(s, n)) return kMissing;
   return byte_mapped ? byte_vocab_.get(s, n) : vocab_.get(s, n);
 }
 

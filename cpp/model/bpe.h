@@ -11,9 +11,11 @@
 //   - ignore_merges: a piece that is itself in the vocabulary is that one token.
 // Shared between threads after construction; per-thread state lives in BpeScratch.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/bridge_cuts.h"
@@ -136,10 +138,21 @@ class Bpe {
   bool duplicate_ids_ = false;  // two vocabulary strings share an id (see merge_small)
   bool simple_bytes_ = false;   // no continuing_subword_prefix / end_of_word_suffix
   StringTable byte_vocab_;  // vocabulary entries made of ByteLevel characters, keyed by their bytes
-  // [byte_mapped][first byte] (ignore_merges): the lengths % 64 of the vocabulary strings of
-  // 16+ bytes that start with it, as bits, and the longest.
-  uint64_t long_shapes_[2][256] = {};
-  uint32_t long_max_[2][256] = {};
+  // Which strings a set could hold, by first byte: their lengths (as bits, % 64) and the
+  // longest.  A string it rules out is not in the set -- no hash, no probe of the table.
+  struct ShapeFilter {
+    uint64_t lengths[256] = {};
+    uint32_t longest[256] = {};
+    void add(std::string_view key) {  // (key not empty)
+      const uint8_t first = uint8_t(key[0]);
+      lengths[first] |= uint64_t(1) << (key.size() & 63);
+      longest[first] = std::max(longest[first], uint32_t(key.size()));
+    }
+    bool may_hold(const uint8_t* s, uint32_t n) const {  // (n >= 1)
+      return n <= longest[s[0]] && ((lengths[s[0]] >> (n & 63)) & 1);
+    }
+  };
+  ShapeFilter long_strings_[2];  // [byte_mapped] (ignore_merges): the vocabulary strings of 16+ bytes
   MergeTable merges_;
   BpeOptions opt_;
   // Fast paths: the id of a one-byte character (ByteLevel byte or ASCII character) as the
@@ -152,12 +165,9 @@ class Bpe {
   bool merges_take_bytes_or_unk_ = false;  // a merge's left or right is a <0xXX> token or unk
   mutable std::once_flag cuts_once_[2], differ_once_[2];  // [byte_mapped]: bridges, merges_differ
   mutable StringTable differ_[2];
-  // Of the merges_differ strings, (length % 64, first byte) pairs: a part whose pair is not
-  // here is not one of them, without hashing it (a Chinese clause is a part every few bytes).
-  mutable uint64_t differ_shapes_[2][256] = {};
-  bool may_differ(const uint8_t* s, uint32_t n, bool byte_mapped) const {
-    return (differ_shapes_[byte_mapped][s[0]] >> (n & 63)) & 1;
-  }
+  // The merges_differ strings' shapes: most cut parts are ruled out without hashing them (a
+  // Chinese clause is a part every few bytes).
+  mutable ShapeFilter differ_shapes_[2];
   mutable Cuts cuts_[2];
   mutable std::once_flag seed_once_[2];
   mutable WordSeed seed_[2];  // [byte_mapped]
