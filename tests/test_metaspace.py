@@ -290,3 +290,45 @@ def test_mark_runs_cuts_follow_the_specification(text, pair_seed, guarded):
     _, _, pieces, _ = tagpipe._core.PreTokenizer([stage]).run(data)
     cuts = [int(b) for b, _ in pieces[1:]]
     assert cuts == spec_mark_runs(data, guards, pairs), (text, pieces.tolist())
+
+
+def spec_left_whole(data: bytes) -> bool:
+    """With the model cutting long pieces itself, MarkRuns leaves a piece of 256+ bytes whole
+    when its first kilobyte (to the end of a run of marks there) is mostly outside ASCII, the
+    bytes of runs of two or more marks counted as ASCII (code's indentation)."""
+    if len(data) < 256:
+        return False
+    mark = MARK.encode()
+    ascii = k = 0
+    while k < min(len(data), 1024):
+        run = 0
+        while data[k + run:k + run + 3] == mark:
+            run += 3
+        ascii += (run if run >= 6 else 0) if run else data[k] < 0x80
+        k += run or 1
+    return 2 * ascii < k
+
+
+DENSE = st.lists(st.sampled_from([MARK, MARK * 2, MARK * 8, "中文", "жж", "ab", "\n", "é"]),
+                 min_size=60, max_size=400).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=DENSE)
+def test_mark_runs_leaves_dense_pieces_whole_by_the_specification(text):
+    data = text.encode()
+    stage = {"kind": "mark_runs", "literal": MARK, "guards": [], "pairs": bytes(128 * 128)}
+    _, _, pieces, _ = tagpipe._core.PreTokenizer([stage], model_cuts=True).run(data)
+    cuts = [int(b) for b, _ in pieces[1:]]
+    assert cuts == ([] if spec_left_whole(data) else spec_mark_runs(data, [], bytes(128 * 128))), text[:60]
+
+
+def test_indented_code_is_cut_dense_text_left_whole():
+    code = "".join(f"{MARK * 12}x=f(y)\n" for _ in range(40)).encode()  # 36 of a line's 43 bytes are marks
+    russian = MARK.join(["слово"] * 60).encode()
+    chinese = ("中文" * 200).encode()
+    stage = {"kind": "mark_runs", "literal": MARK, "guards": [], "pairs": bytes(128 * 128)}
+    count = lambda d, cuts: len(tagpipe._core.PreTokenizer([stage], model_cuts=cuts).run(d)[2])  # noqa: E731
+    assert count(code, True) == count(code, False) == 40
+    assert count(russian, True) == 1 and count(russian, False) == 60
+    assert count(chinese, True) == count(chinese, False) == 1

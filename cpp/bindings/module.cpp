@@ -236,7 +236,8 @@ std::vector<normalize::Step> norm_steps_from(const py::list& steps) {
 
 class PyPreTokenizer {
  public:
-  explicit PyPreTokenizer(const py::list& stages) : impl_(specs(stages)) {}
+  // model_cuts: as when the model cuts long pieces itself (MarkRuns then leaves dense ones whole)
+  PyPreTokenizer(const py::list& stages, bool model_cuts) : impl_(specs(stages)) { impl_.model_cuts(model_cuts); }
 
   // (content, byte_mapped, pieces uint32[n,2] into content, offsets uint32[n,2] into the
   // input's UTF-8); content is None when it is the input itself.
@@ -537,7 +538,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("set_kernel", [](const std::string& name) { kernels::set_active(name); });  // invalid_argument -> ValueError
 
   py::class_<PyPreTokenizer>(m, "PreTokenizer")
-      .def(py::init<const py::list&>(), py::arg("stages"))
+      .def(py::init<const py::list&, bool>(), py::arg("stages"), py::arg("model_cuts") = false)
       .def("run", &PyPreTokenizer::run, py::arg("data"))
       .def("time", &PyPreTokenizer::time, py::arg("data"), py::arg("offsets"));
 
