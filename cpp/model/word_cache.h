@@ -152,21 +152,27 @@ class WordCache {
   // The hit path for short pieces: writes the ids at out[0..4) (always 16 bytes: the caller
   // has room) and returns how many are valid, or 0 when the piece (1..15 bytes) is not
   // cached, or kInLong when its ids are in the long table (find_long).
+  //
+  // kUseHot: first the small direct-mapped table of recent hits (it stays in L1/L2: frequent
+  // words are most of the text), then the main table, whose hit moves into the small one.
+  // The encoder uses it for the parts of a cut piece (mostly a Chinese character or two,
+  // after the clause's cut).  Not for the pieces themselves: their slots were prefetched a
+  // few pieces before, and there the small table cost all-hit English and code 12-19% (a
+  // second load, a mispredicted branch at each of its misses, a 32-byte store per refill).
+  template <bool kUseHot>
   uint32_t find_short(const Probe& q, uint32_t* out) const {
     if (short_.empty()) return 0;
     const Key& k = q.k;
     const uint64_t h = q.h;
-    // First the small direct-mapped table of recent hits (it stays in L1/L2: frequent
-    // words are most of the text), then the main table, whose hit moves into the small one.
     Short& hot = hot_[h & hot_mask_];
-    if (hot.k0 == k.k0 && (hot.k1 & ~kCountBits) == k.k1) {
+    if (kUseHot && hot.k0 == k.k0 && (hot.k1 & ~kCountBits) == k.k1) {
       std::memcpy(out, hot.ids, sizeof hot.ids);
       return uint32_t(hot.k1 >> 60) + 1;
     }
     for (size_t i = h & short_mask_;; i = (i + 1) & short_mask_) {
       const Short& e = short_[i];
       if (e.k0 == k.k0 && (e.k1 & ~kCountBits) == k.k1) {
-        hot = e;
+        if (kUseHot) hot = e;
         std::memcpy(out, e.ids, sizeof e.ids);
         return uint32_t(e.k1 >> 60) + 1;
       }
