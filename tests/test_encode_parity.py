@@ -1084,6 +1084,34 @@ def test_synthetic_tokenizer(case):
     report.check()
 
 
+def test_misses_wait_across_added_tokens_and_a_delegated_gap():
+    """The word cache's misses wait across the gaps between added tokens (Encoder::keep_jobs),
+    in buffers of their own; a later gap that must be delegated (NFC changes it) drops them,
+    and the texts after it are unaffected -- one thread and two, every word new to the cache."""
+    letters = "abcde"
+    vocab = ["[UNK]", *letters, "\u0301", "é", "ab", "cd", "abcd", "ea"]
+    merges = [("a", "b"), ("c", "d"), ("ab", "cd"), ("e", "a")]
+    # (Lowercase: each gap's normalized text is in a buffer the next gap reuses)
+    normalizer = {"type": "Sequence", "normalizers": [{"type": "NFC"}, {"type": "Lowercase"}]}
+    json_text = bpe_json(vocab, merges, unk="[UNK]", normalizer=normalizer, pre={"type": "Whitespace"},
+                         added_tokens=[added("<sep>", normalized=False)])
+    rng = random.Random(5)
+
+    def words(k):
+        return " ".join("".join(rng.choice(letters + letters.upper()) for _ in range(rng.randint(1, 9)))
+                        for _ in range(k))
+
+    plain = "<sep>".join(words(7) for _ in range(12))
+    late = "<sep>".join(words(5) for _ in range(6)) + "<sep>cafe\u0301"  # NFC changes its last gap
+    texts = [plain, late, words(40), "<sep>".join(words(3) for _ in range(30)), late, plain]
+    want = [e.ids for e in tokenizers.Tokenizer.from_str(json_text).encode_batch(texts)]
+    for threads in (1, 2):
+        tok = tagpipe.Tokenizer.from_str(json_text)  # (a new cache: every word a miss at first)
+        ids, offsets = tok.encode_batch_flat(texts, num_threads=threads)
+        assert [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(texts))] == want, threads
+        assert [tagpipe.Tokenizer.from_str(json_text).encode(t) for t in texts] == want
+
+
 def test_explain_names_the_cut_rule():
     """explain() says whether long new pieces are cut, and which exactness condition stops it."""
     by_id = {c.id: c for c in SYNTHETIC}

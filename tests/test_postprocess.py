@@ -147,7 +147,7 @@ def test_arrow_columns_are_truncated_and_padded_like_lists():
 
 # -- the native cut: a right truncation stops the model once the body is long enough --------
 
-EARLY_STOP_NAMES = ["gpt2", "llama2", "all-minilm-l6-v2", "bert-wiki", "t5-small", "llama3"]
+EARLY_STOP_NAMES = ["gpt2", "llama2", "all-minilm-l6-v2", "bert-wiki", "t5-small", "llama3", "gemma3"]
 
 
 def _truncated(text: str, max_length: int, direction: str = "Right") -> str:

@@ -212,7 +212,27 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
     }
   }
   if (w.times) w.times->pieces += int64_t(count);
-  return flush_misses(w, cache, t.byte_mapped);
+  w.jobs_byte_mapped = t.byte_mapped;
+  keep_jobs(w);
+  return true;
+}
+
+// The misses wait for more -- up to kMaxJobs, or the text's end (encode_with) -- rather
+// than the end of their gap: a line between added tokens (gemma's "\n" tokens) seldom
+// has more than one, and one alone waits for its merge-table lookups one after another.
+// Their bytes are in buffers the next gap reuses: copied to the worker's own.
+void Encoder::keep_jobs(Worker& w) {
+  size_t need = 0;
+  for (const BpeJob& j : w.jobs) need += j.n;
+  std::vector<uint8_t>& next = w.kept_spare;  // (the jobs kept before are in w.kept)
+  next.clear();
+  next.reserve(need);  // (so data() stays where it is while the jobs are appended)
+  for (BpeJob& j : w.jobs) {
+    const uint8_t* from = j.s;
+    j.s = next.data() + next.size();
+    next.insert(next.end(), from, from + j.n);
+  }
+  w.kept.swap(next);
 }
 
 size_t Encoder::seed_size() const { return piece_model_ ? 0 : bpe_.seed(piece_form()).size(); }
@@ -310,17 +330,23 @@ bool Encoder::encode_with(const uint8_t* s, uint32_t n, bool add_special, Trunca
     if (raw_.empty()) w.raw_segments.push_back({added::Segment::kText, 0, n});
     else raw_.split(s, n, w.raw_segments);
   }
-  for (size_t k = 0; k < w.raw_segments.size() && w.sink.size < w.stop_at; k++) {
+  bool ok = true;
+  for (size_t k = 0; ok && k < w.raw_segments.size() && w.sink.size < w.stop_at; k++) {
     const added::Segment seg = w.raw_segments[k];  // (a copy: encode_gap reuses the worker)
-    if (seg.id != added::Segment::kText) {
-      w.sink.push(seg.id);
-    } else if (!encode_gap(s + seg.begin, seg.end - seg.begin, seg.begin, w, cache)) {
-      w.sink.size = base;
-      w.stop_at = SIZE_MAX;
-      return false;
-    }
+    if (seg.id != added::Segment::kText) w.sink.push(seg.id);
+    else ok = encode_gap(s + seg.begin, seg.end - seg.begin, seg.begin, w, cache);
+  }
+  if (ok) {  // the misses still waiting (keep_jobs)
+    Timer t(w.times ? &w.times->model : nullptr);
+    ok = flush_misses(w, cache, w.jobs_byte_mapped);
   }
   w.stop_at = SIZE_MAX;
+  if (!ok) {
+    w.jobs.clear();
+    w.holes.clear();
+    w.sink.size = base;
+    return false;
+  }
   if (trunc.limit != Truncation::kNone && w.sink.size - body > limit) {
     uint32_t* ids = w.sink.buf.data();
     if (trunc.left) std::memmove(ids + body, ids + w.sink.size - limit, limit * sizeof(uint32_t));

@@ -124,6 +124,8 @@ struct Worker {
     size_t job;
   };
   std::vector<Hole> holes;
+  bool jobs_byte_mapped = false;        // the jobs' piece form
+  std::vector<uint8_t> kept, kept_spare;  // the jobs' bytes between gaps (Encoder::keep_jobs)
   std::vector<uint32_t> cuts;  // where encode_pieces cuts a piece (Bpe::cuts)
   std::vector<added::Segment> raw_segments, norm_segments;
   pretok::Text gap, sub;
@@ -173,6 +175,7 @@ class Encoder {
   // Both return false when the model meets an error the oracle raises (then the text is delegated).
   bool encode_pieces(Worker& w, WordCache& cache) const;
   bool flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const;
+  static void keep_jobs(Worker& w);
   bool piece_form() const;
   WordCache* acquire_cache() const;
   void release_cache(WordCache* c) const;
