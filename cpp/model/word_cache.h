@@ -26,22 +26,11 @@
 #include <cstring>
 #include <vector>
 
+#include "common/read_ahead.h"
 #include "model/hash.h"
 #include "model/huge_table.h"
 
 namespace tagpipe {
-
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-inline constexpr bool kAddressSanitizer = true;
-#else
-inline constexpr bool kAddressSanitizer = false;
-#endif
-#else
-inline constexpr bool kAddressSanitizer = false;
-#endif
 
 class WordCache {
  public:
@@ -96,7 +85,7 @@ class WordCache {
     // The common case: 16 bytes readable from p without crossing into the next page (so
     // without touching memory that might not be mapped); the bytes past n are masked off.
     // (Under AddressSanitizer that read past the piece is reported: the exact path instead.)
-    if (!kAddressSanitizer && (reinterpret_cast<uintptr_t>(p) & 4095) <= 4096 - 16) {
+    if (may_read_ahead(p, 16)) {
       uint64_t k0, k1;
       std::memcpy(&k0, p, 8);
       std::memcpy(&k1, p + 8, 8);

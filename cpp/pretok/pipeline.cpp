@@ -8,6 +8,7 @@
 #include "alphabet_regex.h"
 #include "alphabet_scripts.h"
 #include "boundaries/boundaries.h"
+#include "common/read_ahead.h"
 #include "common/replace_byte.h"
 #include "dispatch/kernels.h"
 #include "fsm/patterns.h"
@@ -414,9 +415,10 @@ class MarkRunsStage final : public Stage {
         for (; j < n; j++)
           if (cut_at(s, n, j)) cut(j);
       } else {
-        // The cuts at positions j..j+63 (those below j + valid) of the block at t = s + j:
-        // t[-3..66] readable.
-        auto block = [&](const uint8_t* t, uint32_t valid) __attribute__((always_inline)) {
+        // The cuts at positions j..j+63 (those below j + valid) of the block at t = s + j,
+        // whose piece has `left` bytes from t on: t[-3..66] readable, those from t[left] on
+        // garbage or zeros (a mark is then only taken with its three bytes before t[left]).
+        auto block = [&](const uint8_t* t, uint32_t valid, uint32_t left) __attribute__((always_inline)) {
           const uint8_t a = uint8_t(mark_[0]), b = uint8_t(mark_[1]), c = uint8_t(mark_[2]);
           // A cut at t[k] needs t[k] to be ASCII (a pair) or the mark's first byte (a run):
           // a block with neither -- much of Chinese or Russian text -- has none.
@@ -442,7 +444,8 @@ class MarkRunsStage final : public Stage {
             marks |= ((f >> 1 & kLow) * kPack >> 56) << (8 * w);
           }
           const uint64_t in = valid >= 64 ? ~uint64_t(0) : (uint64_t(1) << valid) - 1;
-          marks &= in, maybe &= in;
+          const uint64_t whole = left >= 66 ? ~uint64_t(0) : left >= 3 ? (uint64_t(1) << (left - 2)) - 1 : 0;
+          marks &= in & whole, maybe &= in;
           uint64_t pairs = 0;  // the table, looked up at the few positions that may cut (a gather)
           for (uint64_t bits = maybe; bits; bits &= bits - 1) {
             const ptrdiff_t k = __builtin_ctzll(bits);
@@ -453,15 +456,19 @@ class MarkRunsStage final : public Stage {
               if (guarded(s, n, j + uint32_t(__builtin_ctzll(bits)))) marks &= ~(uint64_t(1) << __builtin_ctzll(bits));
           for (uint64_t bits = marks | pairs; bits; bits &= bits - 1) cut(j + uint32_t(__builtin_ctzll(bits)));
         };
-        for (; j + 66 <= n; j += 64) block(s + j, 64);  // (a mark test at j + 63 reads to j + 65)
-        // The last 1-65 positions from a copy padded with zeros: a mark needs its three
-        // bytes inside the piece, a pair its second character -- no zero is either.  (Short
-        // pieces are all tail: gemma-3's lines, cut off by its '\n' token, scanned byte by
-        // byte by the specification took 7 ns a byte.)
+        for (; j + 66 <= n; j += 64) block(s + j, 64, n - j);  // (a mark test at j + 63 reads to j + 65)
+        // The last 1-65 positions: in place when t[-3..66] is on one page, else from a copy
+        // padded with zeros.  (Short pieces are all tail: gemma-3's lines, cut off by its '\n'
+        // token.  Scanned byte by byte by the specification they took 7 ns a byte; the copy
+        // was a fifth of the stage's time there.)
         for (; j < n; j += 64) {
+          if (may_read_ahead(s + j - 3, 3 + 64 + 3)) {
+            block(s + j, n - j, n - j);
+            continue;
+          }
           alignas(8) uint8_t pad[3 + 64 + 8] = {};
           std::memcpy(pad, s + j - 3, std::min<size_t>(n - j + 3, sizeof pad));
-          block(pad + 3, n - j);
+          block(pad + 3, n - j, n - j);
         }
       }
       o[count].begin = start, o[count].end = piece.end;
