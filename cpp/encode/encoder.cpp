@@ -153,7 +153,8 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
       ahead[k % kAhead] = WordCache::probe(p, n);
       cache.prefetch(ahead[k % kAhead]);
     } else {
-      cache.prefetch_long(p, n);
+      ahead[k % kAhead].h = WordCache::long_hash(p, n);
+      cache.prefetch_long(ahead[k % kAhead].h);
     }
   };
   for (size_t k = 0; k < count && k < kAhead; k++) request(k);
@@ -167,8 +168,9 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
   // recur, and gained code 3%; caching it at its second sighting, by a bitset of the cut
   // pieces' hashes, cost gpt2 Chinese 9% and gained nothing.)
   enum { kDone, kCut, kFailed };
-  // (q: the piece's probe when it is short; may_cut: a piece, not a cut part -- whose lookup
-  // goes through the word cache's small table of recent hits, WordCache::find_short)
+  // (q: the piece's probe when it is short, its long_hash when it is long; may_cut: a piece,
+  // not a cut part -- whose lookup goes through the word cache's small table of recent hits,
+  // WordCache::find_short, and whose long_hash is computed here)
   auto piece = [&](const uint8_t* p, uint32_t n, const WordCache::Probe& q, bool may_cut)
                    __attribute__((always_inline)) {
     const uint32_t c = n >= 16 ? WordCache::kInLong
@@ -180,9 +182,11 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
     }
     if (c == 0 && seed) seed->prefetch(q);
     if (c == WordCache::kInLong) {  // a long piece, or a short one with more than 4 ids
-      w.bpe_out.clear();
-      if (cache.find_long(p, n, w.bpe_out)) {
-        sink.append(w.bpe_out.data(), w.bpe_out.size());
+      const uint64_t h = n >= 16 && may_cut ? q.h : WordCache::long_hash(p, n);
+      const uint32_t* ids;
+      uint32_t got;
+      if (cache.find_long(p, n, h, ids, got)) {
+        sink.append(ids, got);
         return kDone;
       }
       if (may_cut && n >= 16 && !piece_model_ && bpe_.cuts(p, n, t.byte_mapped, w.cuts)) return kCut;

@@ -133,9 +133,10 @@ class WordCache {
   void prefetch(const Probe& q) const {
     if (!short_.empty()) __builtin_prefetch(&short_[q.h & short_mask_]);
   }
-  void prefetch_long(const uint8_t* p, uint32_t n) const {  // n >= 16
-    // (the hash again at the lookup: cheaper than the miss)
-    if (n <= kMaxKey && !long_.empty()) __builtin_prefetch(&long_[hash_bytes(p, n) & long_mask_]);
+  // The long table's hash of a piece: the encoder computes it once, with the prefetch.
+  static uint64_t long_hash(const uint8_t* p, uint32_t n) { return hash_bytes(p, n); }
+  void prefetch_long(uint64_t h) const {
+    if (!long_.empty()) __builtin_prefetch(&long_[h & long_mask_]);
   }
 
   // The hit path for short pieces: writes the ids at out[0..4) (always 16 bytes: the caller
@@ -170,15 +171,15 @@ class WordCache {
   }
 
   // The long table only: pieces of 16+ bytes, and short ones with more than 4 ids (those
-  // after find_short said kInLong).
-  bool find_long(const uint8_t* p, uint32_t n, std::vector<uint32_t>& out) const {
+  // after find_short said kInLong); h is long_hash(p, n).  A hit's ids are ids[0..count),
+  // inside the cache (valid until it changes).
+  bool find_long(const uint8_t* p, uint32_t n, uint64_t h, const uint32_t*& ids, uint32_t& count) const {
     if (long_.empty() || n > kMaxKey) return false;
-    const uint64_t h = hash_bytes(p, n);
     for (size_t i = h & long_mask_;; i = (i + 1) & long_mask_) {
       const Long& s = long_[i];
       if (s.key_len == 0) return false;
       if (s.hash == h && s.key_len == n && std::memcmp(keys_.data() + s.key_at, p, n) == 0) {
-        out.insert(out.end(), ids_.begin() + s.ids_at, ids_.begin() + s.ids_at + s.ids_len);
+        ids = ids_.data() + s.ids_at, count = s.ids_len;
         return true;
       }
     }
