@@ -378,18 +378,13 @@ class MarkRunsStage final : public Stage {
       Piece* o = out.data();
       if (model_cuts_ && n >= kDenseMin) {  // mostly outside ASCII: whole, for the model's cuts
         const size_t sample = std::min<size_t>(n, 4 * kDenseMin);  // (a text's head tells)
-        // (A run of two or more marks counts as ASCII: code's indentation.)
-        const auto* mark = reinterpret_cast<const uint8_t*>(mark_.data());
-        auto mark_at = [&](size_t k) {
-          if (mark[0] < 0x80 || k + m_ > n) return false;
-          for (uint32_t i = 0; i < m_; i++)
-            if (s[k + i] != mark[i]) return false;
-          return true;
-        };
+        // (A run of two or more marks counts as ASCII: code's indentation.  An ASCII mark
+        // is counted as ASCII anyway.)
+        const bool wide_mark = uint8_t(mark_[0]) >= 0x80;
         size_t ascii = 0, k = 0;
         while (k < sample) {
-          size_t run = 0;
-          while (mark_at(k + run)) run += m_;
+          uint32_t run = 0;
+          while (wide_mark && mark_at(s, n, uint32_t(k) + run)) run += m_;
           ascii += run ? (run >= 2 * m_ ? run : 0) : s[k] < 0x80;
           k += run ? run : 1;
         }
