@@ -1112,6 +1112,44 @@ def test_misses_wait_across_added_tokens_and_a_delegated_gap():
         assert [tagpipe.Tokenizer.from_str(json_text).encode(t) for t in texts] == want
 
 
+def test_cut_pieces_of_short_parts_are_cached_whole_exactly():
+    """A long piece cut into parts of under two bytes on average (GPT-2's indentation) is cached
+    whole once every part hit (Encoder::encode_pieces): the ids cached are exactly its parts'
+    ids -- not when a part missed (its ids wait in a hole), nor when a flush of the waiting
+    misses moved the ids before it.  Long words of a few letters, fresh words around them so
+    that misses wait and flush mid-piece, the same texts again and again (the cached pieces
+    are then hits), with a default cache and a tiny one (wiped as it fills), 1 and 2 threads."""
+    letters = "abcde"
+    vocab = ["[UNK]", *letters, "ab", "abc", "de"]
+    merges = [("a", "b"), ("ab", "c"), ("d", "e")]
+    json_text = bpe_json(vocab, merges, unk="[UNK]", pre={"type": "Whitespace"})
+    oracle = tokenizers.Tokenizer.from_str(json_text)
+    rng = random.Random(11)
+
+    unknown = "fghijklmnopqrstuvwxyz"  # (no cut between two unknown characters: a pair is one part)
+
+    def word(lo, hi):  # a fresh word: a miss, mostly
+        return "".join(rng.choice(letters + unknown) for _ in range(rng.randint(lo, hi)))
+
+    def long_word():  # known letters, one part each, and unknown pairs, one part each (often new)
+        parts = [rng.choice(letters) if rng.random() < 0.7 else rng.choice(unknown) + rng.choice(unknown)
+                 for _ in range(rng.randint(12, 80))]
+        return "".join(parts)
+
+    longs = [long_word() for _ in range(60)]
+    texts = [" ".join(rng.choice(longs) if rng.random() < 0.4 else word(1, 12) for _ in range(rng.randint(1, 80)))
+             for _ in range(80)]
+    want = [e.ids for e in oracle.encode_batch(texts)]
+    for cache_bytes in (None, 4096):
+        for threads in (1, 2):
+            tok = tagpipe.Tokenizer.from_str(json_text, cache_bytes=cache_bytes)
+            for _ in range(3):
+                ids, offsets = tok.encode_batch_flat(texts, num_threads=threads)
+                got = [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(texts))]
+                assert got == want, (cache_bytes, threads)
+            assert [tok.encode(t) for t in texts] == want
+
+
 def test_explain_names_the_cut_rule():
     """explain() says whether long new pieces are cut, and which exactness condition stops it."""
     by_id = {c.id: c for c in SYNTHETIC}

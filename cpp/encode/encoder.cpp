@@ -209,10 +209,21 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
     if (r == kDone) continue;
     w.cuts.push_back(n);
     if (w.times) w.times->pieces += int64_t(w.cuts.size()) - 1;  // (the parts hit or miss, not the piece)
+    const size_t first_id = sink.size, holes = w.holes.size();
+    const uint64_t flushes = w.flushes;
     for (uint32_t begin = 0, i = 0; i < w.cuts.size(); begin = w.cuts[i++]) {
       const uint32_t m = w.cuts[i] - begin;
       const WordCache::Probe part = m < 16 ? WordCache::probe(p + begin, m) : WordCache::Probe{};
       if (piece(p + begin, m, part, false) == kFailed) return false;
+    }
+    // Parts of under two bytes on average -- GPT-2's indentation, "\n" and 15 spaces, is a
+    // token per byte -- cost a lookup each on every sighting: the piece is cached whole
+    // once every part hit (no hole since, no flush that moved the ids: they are the last
+    // ones in the sink).  Not the clauses of Chinese or Russian text: their characters are
+    // two or three bytes, they seldom recur, and they would fill the cache.
+    if (w.cuts.size() * 2 > n && w.holes.size() == holes && w.flushes == flushes) {
+      if (cache.pending()) rebudget(cache);
+      cache.insert(p, n, sink.buf.data() + first_id, uint32_t(sink.size - first_id));
     }
   }
   if (w.times) w.times->pieces += int64_t(count);
@@ -278,6 +289,7 @@ bool Encoder::flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const 
     end = hole.at;
   }
   sink.size += extra;
+  w.flushes++;
   if (w.times)  // (a piece the word seed answered is not a miss: the model had no work)
     for (const Worker::Hole& h : w.holes) w.times->misses += !w.jobs[h.job].whole;
   w.jobs.clear();

@@ -124,6 +124,7 @@ struct Worker {
     size_t job;
   };
   std::vector<Hole> holes;
+  uint64_t flushes = 0;  // how many times flush_misses spliced holes (the ids before them moved)
   bool jobs_byte_mapped = false;        // the jobs' piece form
   std::vector<uint8_t> kept, kept_spare;  // the jobs' bytes between gaps (Encoder::keep_jobs)
   std::vector<uint32_t> cuts;  // where encode_pieces cuts a piece (Bpe::cuts)
