@@ -57,18 +57,24 @@ struct Carried {
 };
 
 // A contraction at each apostrophe that starts a match (in `cut`): the match is the
-// contraction, so no cut inside it and a cut right after it.
+// contraction, so no cut inside it and a cut right after it.  `joins`: the contraction is
+// the end of the match before it instead (o200k's letters(?i:'s|...)?), so no cut at the
+// apostrophe either -- unless the letter before it ends a contraction ("x'd's": the match
+// ended there, and the apostrophe starts the next).
 inline void contractions(const Cursor& c, uint32_t q, uint64_t apostrophes, bool ignore_case, uint64_t& cut,
-                         Carried& carried) {
+                         Carried& carried, bool joins = false) {
   uint64_t a = apostrophes & cut;
+  uint32_t last_end = carried.cut_at;
   while (a) {
     const int j = __builtin_ctzll(a);
     a &= a - 1;
     if (!((cut >> j) & 1)) continue;  // an earlier contraction swallowed it
+    if (joins && q + j == last_end) continue;
     const uint32_t end = contraction(c, q + j, ignore_case);
     if (!end) continue;
+    last_end = end;
     const uint32_t k = end - q;  // 2..3 past j, possibly past the block
-    const uint64_t above = j == 63 ? 0 : ~uint64_t(0) << (j + 1);  // (no shift by 64)
+    const uint64_t above = joins ? ~uint64_t(0) << j : j == 63 ? 0 : ~uint64_t(0) << (j + 1);  // (no shift by 64)
     const uint64_t inside = k >= 64 ? above : ((uint64_t(1) << k) - 1) & above;
     cut &= ~inside;
     if (k < 64) {

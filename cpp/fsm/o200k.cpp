@@ -5,6 +5,7 @@
 // With U = [Lu Lt Lm Lo M] ("upper") and W = [Ll Lm Lo M] ("lower"), Lm Lo M are in both.
 // Every character starts a match.
 #include "alphabet_regex.h"
+#include "fsm/blocks.h"
 #include "fsm/patterns.h"
 
 namespace tagpipe::fsm {
@@ -67,14 +68,114 @@ uint32_t match_end(const Cursor& c, uint32_t i) {
   return ws_newline_or_lookahead(c, i, kWsTags);
 }
 
+// The same regex as block rules.  Classes: u = [Lu Lt], l = Ll, b = [Lm Lo], marks, N,
+// O = [^\s\p{L}\p{N}] without marks, S = ' ', W = whitespace other than ' ' \r \n,
+// NL = \r \n.  As cl100k's rules (cl100k.cpp), with four differences:
+//   - A run of letters is cut before a u that follows an l: U*W+ (and U+W*) take the
+//     upper-case letters and then the lower-case ones, and end at the next upper-case
+//     letter.  With a b just before a u the alternatives backtrack into the run (in "中B "
+//     U*W+ ends after 中, U+ takes B): such blocks are dirty.
+//   - A mark is a letter (it is in both U and W) unless an O run goes on through it: a
+//     mark right after an O that does not start a match (inside an O run, or taken by the
+//     space before it), or after a mark that is O itself.  An O that starts a match is
+//     instead the optional [^\r\n\p{L}\p{N}] of the letters it is followed by.
+//   - A contraction is the end of the letter match before it, not a match of its own.
+//   - [\r\n/]* after an O run also takes slashes after its newlines: a slash right after
+//     a newline makes the block dirty.
+// The window's eight class bits hold the marks, apostrophes and slashes as pairs that no
+// other class has: mark = u|l, apostrophe = O|b, slash = O|N.
+enum : uint8_t { cU = 1, cL = 2, cB = 4, cN = 8, cO = 16, cS = 32, cW = 64, cNL = 128 };
+
+struct Rules {
+  static constexpr uint8_t kRemap[16] = {
+      0, cU, cL, cB, cU | cL, cN, cN, cS, cNL, cW, cO | cB, cO | cN, cO,  // Cont .. Other (alphabet_regex.h)
+  };
+  // X: characters an O after them joins (an O, a mark that is O, ' '); Y: those a mark after
+  // them joins as O (an O that does not start a match, a mark that is O); O match starts.
+  PrevChar prev_x, prev_y, prev_mark_o, prev_mstart_o, prev_absorbed;
+  uint64_t absorbed_carry = 0, tail_carry = 0, sw_spread_carry = 0;
+  uint32_t run_digits = 0;
+  Carried carried;
+
+  void digits(uint64_t N, uint64_t pN, uint64_t& cut) {  // \p{N}{1,3}, as cl100k's
+    uint32_t count = run_digits;
+    for (uint64_t m = N; m; m &= m - 1) {
+      const uint64_t bit = m & -m;
+      if (!(pN & bit)) count = 0;
+      if (count == 3) cut |= bit, count = 0;
+      count++;
+    }
+    run_digits = count;
+  }
+
+  void block(const Window& w, const Bits& b, uint32_t q, const Cursor& c, uint64_t& cut, uint64_t& dirty) {
+    const uint64_t U = w.cur[0], L = w.cur[1], B = w.cur[2], N = w.cur[3], O = w.cur[4], S = w.cur[5],
+                   W = w.cur[6], NL = w.cur[7];
+    const uint64_t pU = w.prev[0], pL = w.prev[1], pB = w.prev[2], pN = w.prev[3], pO = w.prev[4],
+                   pS = w.prev[5], pW = w.prev[6], pNL = w.prev[7];
+    const uint64_t Mk = U & L, u = U & ~L, l = L & ~U, bo = B & ~O, Nd = N & ~O;
+    const uint64_t pMk = pU & pL, pl = pL & ~pU, pbo = pB & ~pO, pNd = pN & ~pO;
+    // The marks that are O (Mo): Mo = Mk & prev(Y), Y = (O & prev(X)) | Mo, X = S | O | Mo.
+    // Each pass can only add marks (a chain mark, O, mark, ... adds one per pass), so this
+    // ends; a block without marks takes one pass.
+    uint64_t Mo = 0, X, Y;
+    for (;;) {
+      X = S | O | Mo;
+      PrevChar px = prev_x;
+      Y = (O & px(b, X)) | Mo;
+      PrevChar py = prev_y;
+      const uint64_t more = Mk & py(b, Y);
+      if (more == Mo) break;
+      Mo = more;
+    }
+    prev_x(b, X), prev_y(b, Y);
+    const uint64_t pMo = prev_mark_o(b, Mo);
+    const uint64_t pMl = pMk & ~pMo;
+    const uint64_t Lt = u | l | bo | (Mk & ~Mo), pLt = (pU & ~pL) | pl | pbo | pMl;
+    const uint64_t pOb = pO | pMo;
+    const uint64_t nNW = w.next[0] | w.next[1] | w.next[2] | w.next[3] | w.next[4];
+    const uint64_t WS = S | W | NL, SW = S | W, pWS = pS | pW | pNL, pSW = pS | pW;
+    // Newlines taken by the O run before them (cl100k.cpp).
+    uint64_t sum;
+    bool c1 = __builtin_add_overflow(NL, NL & pOb, &sum);
+    bool c2 = __builtin_add_overflow(sum, absorbed_carry, &sum);
+    absorbed_carry = c1 | c2;
+    const uint64_t absorbed = NL & ~sum;
+    const uint64_t ostart = O & ~pOb & ~pS;
+    const uint64_t pm = prev_mstart_o(b, ostart);
+    cut = (Lt & ~pLt & ~pSW & ~pm) | (u & pl) | ostart | (Nd & ~pNd) | (WS & ~pWS & ~absorbed) | (SW & pNL) |
+          (SW & pSW & nNW) | b.first;
+    if (Nd | run_digits) digits(Nd, pNd, cut);
+    // \s*[\r\n]+ past an S/W run after a newline (cl100k.cpp).
+    const uint64_t starts = SW & pNL;
+    const uint64_t sw_bytes = b.spread(SW, sw_spread_carry);
+    sw_spread_carry = sw_bytes >> 63;
+    c1 = __builtin_add_overflow(sw_bytes, starts, &sum);
+    c2 = __builtin_add_overflow(sum, tail_carry, &sum);
+    tail_carry = c1 | c2;
+    const uint64_t keep = prev_absorbed(b, absorbed);
+    for (uint64_t bad = sum & ~sw_bytes & NL; bad; bad &= bad - 1) {
+      const uint64_t below = starts & ((bad & -bad) - 1);
+      if (below) cut &= ~(uint64_t(1) << (63 - __builtin_clzll(below)) & ~keep);
+    }
+    dirty = (u & (pbo | pMl)) | ((O & N) & pNL);
+    if (tail_carry) dirty |= uint64_t(1) << 63;
+    carried.apply(q, cut);
+    contractions(c, q, O & B & pLt, true, cut, carried, true);
+  }
+  static uint32_t match_end(const Cursor& c, uint32_t i) { return fsm::match_end(c, i); }
+};
+
 }  // namespace
 
-void o200k(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
+void o200k_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
   for (uint32_t i = begin; i < c.end;) {
     const uint32_t e = match_end(c, i);
     fold.segment(i, e, true);
     i = e;
   }
 }
+
+void o200k(const Cursor& c, uint32_t begin, pretok::Fold& fold) { run_blocks<Rules>(c, begin, fold); }
 
 }  // namespace tagpipe::fsm

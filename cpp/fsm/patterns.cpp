@@ -10,7 +10,7 @@ const Pattern kPatterns[] = {
     {"cl100k", AlphabetId::regex, cl100k, cl100k_scalar},
     {"cl100k_digit_runs", AlphabetId::regex, cl100k_digit_runs, cl100k_digit_runs_scalar},
     {"qwen2", AlphabetId::regex, qwen2, qwen2_scalar},
-    {"o200k", AlphabetId::regex, o200k, o200k},
+    {"o200k", AlphabetId::regex, o200k, o200k_scalar},
     {"deepseek_numbers", AlphabetId::deepseek, deepseek_numbers, deepseek_numbers},
     {"deepseek_cjk", AlphabetId::deepseek, deepseek_cjk, deepseek_cjk},
     {"deepseek_words", AlphabetId::deepseek, deepseek_words, deepseek_words},

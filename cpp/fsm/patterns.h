@@ -35,6 +35,7 @@ void cl100k_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold);
 void cl100k_digit_runs_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold);
 void qwen2_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold);
 void o200k(const Cursor& c, uint32_t begin, pretok::Fold& fold);
+void o200k_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold);
 void deepseek_numbers(const Cursor& c, uint32_t begin, pretok::Fold& fold);   // \p{N}{1,3}
 void deepseek_cjk(const Cursor& c, uint32_t begin, pretok::Fold& fold);       // [一-龥\u3040-ゟ゠-ヿ]+
 void deepseek_words(const Cursor& c, uint32_t begin, pretok::Fold& fold);     // the third Split
