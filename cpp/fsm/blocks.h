@@ -56,6 +56,38 @@ struct Carried {
   }
 };
 
+// \s*[\r\n]+ past an S/W run after a newline (cl100k.cpp, o200k.cpp): when another newline
+// follows the run, the match of the newline before it runs on through it, so no match
+// starts at the run's first character -- unless that newline was taken by an O run
+// (`keep`: then a match starts there anyway).  Adding each run's first bit to the run's
+// bytes finds the byte after it; where that is a newline, the run's start loses its cut.
+// A run that reaches the block's end is followed in the tags past it.
+struct NewlineRuns {
+  uint64_t spread_carry = 0, carry = 0;
+
+  // SW: S/W characters; starts: those right after a newline; NL: newline bytes; sw_tags,
+  // newline: the tags of S/W (Cont included) and of a newline.
+  void apply(const Bits& b, uint64_t SW, uint64_t starts, uint64_t NL, uint64_t keep, uint32_t q, const Cursor& c,
+             TagSet sw_tags, int newline, uint64_t& cut) {
+    const uint64_t sw_bytes = b.spread(SW, spread_carry);
+    spread_carry = sw_bytes >> 63;
+    uint64_t sum;
+    const bool c1 = __builtin_add_overflow(sw_bytes, starts, &sum);
+    const bool c2 = __builtin_add_overflow(sum, carry, &sum);
+    carry = c1 | c2;
+    for (uint64_t bad = sum & ~sw_bytes & NL; bad; bad &= bad - 1) {
+      const uint64_t below = starts & ((bad & -bad) - 1);
+      if (below) cut &= ~(uint64_t(1) << (63 - __builtin_clzll(below)) & ~keep);
+    }
+    if (!carry || !starts) return;
+    const int s = 63 - __builtin_clzll(starts);  // the last run's start: does the run reach the end?
+    if ((sw_bytes >> s) != (~uint64_t(0) >> s) || ((keep >> s) & 1)) return;
+    uint32_t j = q + 64;
+    while (j < c.end && ((sw_tags >> c.tags[j]) & 1)) j++;
+    if (j < c.end && c.tags[j] == newline) cut &= ~(uint64_t(1) << s);
+  }
+};
+
 // A contraction at each apostrophe that starts a match (in `cut`): the match is the
 // contraction, so no cut inside it and a cut right after it.  `joins`: the contraction is
 // the end of the match before it instead (o200k's letters(?i:'s|...)?), so no cut at the

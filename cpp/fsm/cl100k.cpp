@@ -65,7 +65,8 @@ struct Rules {
       0, cL, cL, cL, cO, cN, cN, cS, cNL, cW, cO | cAp, cO, cO,  // Cont .. Other (alphabet_regex.h)
   };
   PrevChar prev_mstart_o, prev_absorbed;
-  uint64_t absorbed_carry = 0, tail_carry = 0, sw_spread_carry = 0;
+  uint64_t absorbed_carry = 0;
+  NewlineRuns newline_runs;
   uint32_t run_digits = 0;  // digits so far in the run that reaches the end of the block
   Carried carried;
 
@@ -82,7 +83,7 @@ struct Rules {
     run_digits = count;  // a run continuing into the next block goes on counting there
   }
 
-  void block(const Window& w, const Bits& b, uint32_t q, const Cursor& c, uint64_t& cut, uint64_t& dirty) {
+  void block(const Window& w, const Bits& b, uint32_t q, const Cursor& c, uint64_t& cut, uint64_t&) {
     const uint64_t L = w.cur[0], N = w.cur[1], O = w.cur[2], S = w.cur[3], W = w.cur[4], NL = w.cur[5];
     const uint64_t pL = w.prev[0], pN = w.prev[1], pO = w.prev[2], pS = w.prev[3], pW = w.prev[4],
                    pNL = w.prev[5];
@@ -103,23 +104,9 @@ struct Rules {
     else cut |= N & ~pN;
     if (MaxDigits == 3 && (N | run_digits)) digits(N, pN, cut);
     // An S/W run after a newline that another newline follows: \s*[\r\n]+ runs past it,
-    // so no match starts at its first character.  Adding each such run's first bit finds
-    // the byte after the run; where that is a newline, the run's start loses its cut.  A
-    // run that reaches the end of the block is left to the scalar machine (its end is in
-    // the next block).
-    const uint64_t starts = SW & pNL;
-    const uint64_t sw_bytes = b.spread(SW, sw_spread_carry);
-    sw_spread_carry = sw_bytes >> 63;
-    c1 = __builtin_add_overflow(sw_bytes, starts, &sum);
-    c2 = __builtin_add_overflow(sum, tail_carry, &sum);
-    tail_carry = c1 | c2;
-    // (After newlines the O run took, a match starts anyway: keep that cut.)
-    const uint64_t keep = prev_absorbed(b, absorbed);
-    for (uint64_t bad = sum & ~sw_bytes & NL; bad; bad &= bad - 1) {
-      const uint64_t below = starts & ((bad & -bad) - 1);
-      if (below) cut &= ~(uint64_t(1) << (63 - __builtin_clzll(below)) & ~keep);
-    }
-    if (tail_carry) dirty |= uint64_t(1) << 63;
+    // so no match starts at its first character (blocks.h).  (After newlines the O run
+    // took, a match starts anyway: keep that cut.)
+    newline_runs.apply(b, SW, SW & pNL, NL, prev_absorbed(b, absorbed), q, c, bits(Cont, Space, WsOther), Newline, cut);
     carried.apply(q, cut);
     contractions(c, q, w.cur[6], true, cut, carried);
   }

@@ -80,8 +80,8 @@ uint32_t match_end(const Cursor& c, uint32_t i) {
 //     space before it), or after a mark that is O itself.  An O that starts a match is
 //     instead the optional [^\r\n\p{L}\p{N}] of the letters it is followed by.
 //   - A contraction is the end of the letter match before it, not a match of its own.
-//   - [\r\n/]* after an O run also takes slashes after its newlines: a slash right after
-//     a newline makes the block dirty.
+//   - [\r\n/]* after an O run also takes the slashes after its newlines; such a slash
+//     ends the match like the newlines (an O or a mark after it starts the next one).
 // The window's eight class bits hold the marks, apostrophes and slashes as pairs that no
 // other class has: mark = u|l, apostrophe = O|b, slash = O|N.
 enum : uint8_t { cU = 1, cL = 2, cB = 4, cN = 8, cO = 16, cS = 32, cW = 64, cNL = 128 };
@@ -91,11 +91,14 @@ struct Rules {
       0, cU, cL, cB, cU | cL, cN, cN, cS, cNL, cW, cO | cB, cO | cN, cO,  // Cont .. Other (alphabet_regex.h)
   };
   // X: characters an O after them joins (an O, a mark that is O, ' '); Y: those a mark after
-  // them joins as O (an O that does not start a match, a mark that is O); O match starts.
-  PrevChar prev_x, prev_y, prev_mark_o, prev_mstart_o, prev_absorbed;
-  uint64_t absorbed_carry = 0, tail_carry = 0, sw_spread_carry = 0;
+  // them joins as O (an O that does not start a match, a mark that is O).  O here is an O
+  // that a match goes on after: not a slash [\r\n/]* took.
+  PrevChar prev_x, prev_y, prev_mark_o, prev_o, prev_mstart_o, prev_absorbed;
+  uint64_t absorbed_carry = 0;
+  NewlineRuns newline_runs;
   uint32_t run_digits = 0;
   Carried carried;
+  bool poisoned = false;  // a mark and a slash [\r\n/]* took in one block: the scalar machine from there on
 
   void digits(uint64_t N, uint64_t pN, uint64_t& cut) {  // \p{N}{1,3}, as cl100k's
     uint32_t count = run_digits;
@@ -113,53 +116,52 @@ struct Rules {
                    W = w.cur[6], NL = w.cur[7];
     const uint64_t pU = w.prev[0], pL = w.prev[1], pB = w.prev[2], pN = w.prev[3], pO = w.prev[4],
                    pS = w.prev[5], pW = w.prev[6], pNL = w.prev[7];
-    const uint64_t Mk = U & L, u = U & ~L, l = L & ~U, bo = B & ~O, Nd = N & ~O;
+    const uint64_t Mk = U & L, u = U & ~L, l = L & ~U, bo = B & ~O, Nd = N & ~O, Sl = O & N;
     const uint64_t pMk = pU & pL, pl = pL & ~pU, pbo = pB & ~pO, pNd = pN & ~pO;
     // The marks that are O (Mo): Mo = Mk & prev(Y), Y = (O & prev(X)) | Mo, X = S | O | Mo.
     // Each pass can only add marks (a chain mark, O, mark, ... adds one per pass), so this
-    // ends; a block without marks takes one pass.
-    uint64_t Mo = 0, X, Y;
+    // ends; a block without marks takes one pass.  (Taken slashes are left out of O below;
+    // with marks in the same block they would have to be here too: poisoned.)
+    uint64_t Mo = 0;
     for (;;) {
-      X = S | O | Mo;
-      PrevChar px = prev_x;
-      Y = (O & px(b, X)) | Mo;
-      PrevChar py = prev_y;
-      const uint64_t more = Mk & py(b, Y);
+      PrevChar px = prev_x, py = prev_y;
+      const uint64_t Y = (O & px(b, S | O | Mo)) | Mo, more = Mk & py(b, Y);
       if (more == Mo) break;
       Mo = more;
     }
-    prev_x(b, X), prev_y(b, Y);
     const uint64_t pMo = prev_mark_o(b, Mo);
     const uint64_t pMl = pMk & ~pMo;
     const uint64_t Lt = u | l | bo | (Mk & ~Mo), pLt = (pU & ~pL) | pl | pbo | pMl;
-    const uint64_t pOb = pO | pMo;
+    // [\r\n/]* after an O run: the runs of newline and slash bytes from a newline right after
+    // an O (a slash, the O run's own, included) or a mark that is O; adding each such
+    // newline to its run clears the run from there (cl100k.cpp).  A newline after a taken
+    // slash is one too, and adds nothing the first did not clear, but misses its own bit.
+    const uint64_t A = NL | Sl, first = NL & (pO | pMo);
+    uint64_t sum;
+    const bool c1 = __builtin_add_overflow(A, first, &sum);
+    const bool c2 = __builtin_add_overflow(sum, absorbed_carry, &sum);
+    absorbed_carry = c1 | c2;
+    const uint64_t taken = (A & ~sum) | first, absorbed = NL & taken;
+    const uint64_t Olive = O & ~taken;
+    poisoned |= Mk && (taken & Sl);
+    {
+      PrevChar px = prev_x;
+      const uint64_t X = S | Olive | Mo;
+      prev_y(b, (Olive & px(b, X)) | Mo);
+      prev_x(b, X);
+    }
+    const uint64_t pOb = prev_o(b, Olive) | pMo;
     const uint64_t nNW = w.next[0] | w.next[1] | w.next[2] | w.next[3] | w.next[4];
     const uint64_t WS = S | W | NL, SW = S | W, pWS = pS | pW | pNL, pSW = pS | pW;
-    // Newlines taken by the O run before them (cl100k.cpp).
-    uint64_t sum;
-    bool c1 = __builtin_add_overflow(NL, NL & pOb, &sum);
-    bool c2 = __builtin_add_overflow(sum, absorbed_carry, &sum);
-    absorbed_carry = c1 | c2;
-    const uint64_t absorbed = NL & ~sum;
-    const uint64_t ostart = O & ~pOb & ~pS;
+    const uint64_t ostart = Olive & ~pOb & ~pS;
     const uint64_t pm = prev_mstart_o(b, ostart);
     cut = (Lt & ~pLt & ~pSW & ~pm) | (u & pl) | ostart | (Nd & ~pNd) | (WS & ~pWS & ~absorbed) | (SW & pNL) |
           (SW & pSW & nNW) | b.first;
     if (Nd | run_digits) digits(Nd, pNd, cut);
-    // \s*[\r\n]+ past an S/W run after a newline (cl100k.cpp).
-    const uint64_t starts = SW & pNL;
-    const uint64_t sw_bytes = b.spread(SW, sw_spread_carry);
-    sw_spread_carry = sw_bytes >> 63;
-    c1 = __builtin_add_overflow(sw_bytes, starts, &sum);
-    c2 = __builtin_add_overflow(sum, tail_carry, &sum);
-    tail_carry = c1 | c2;
-    const uint64_t keep = prev_absorbed(b, absorbed);
-    for (uint64_t bad = sum & ~sw_bytes & NL; bad; bad &= bad - 1) {
-      const uint64_t below = starts & ((bad & -bad) - 1);
-      if (below) cut &= ~(uint64_t(1) << (63 - __builtin_clzll(below)) & ~keep);
-    }
-    dirty = (u & (pbo | pMl)) | ((O & N) & pNL);
-    if (tail_carry) dirty |= uint64_t(1) << 63;
+    // (After newlines the O run took, a match starts anyway: keep that cut.)
+    newline_runs.apply(b, SW, SW & pNL, NL, prev_absorbed(b, absorbed), q, c, bits(Cont, Space, WsOther), Newline,
+                       cut);
+    dirty = (u & (pbo | pMl)) | (poisoned ? ~uint64_t(0) : 0);
     carried.apply(q, cut);
     contractions(c, q, O & B & pLt, true, cut, carried, true);
   }

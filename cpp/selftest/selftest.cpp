@@ -269,6 +269,22 @@ void check_replace_kernel(const kernels::Kernel& k, bool quick) {
   }
 }
 
+// Text of short fragments where the regex families' alternatives meet: O runs and the
+// newlines and slashes after them, marks after O and after letters, case changes,
+// contractions, indentation.
+std::vector<uint8_t> fragment_text(std::mt19937_64& rng, size_t fragments) {
+  static const char* const kFragments[] = {
+      ".", "..", "/", "//", "\n", "\n/", "\r\n", ".\n/", "\xCC\x81", "\xCC\x81\xCC\x81", "a", "ab", "B", "Bc",
+      "AB", " ", "   ", "\t", "'s", "'ll", "'", "\xE4\xB8\xAD", "\xCA\xB0", "1", "123", "\n    ", "x", "_", "(",
+  };
+  std::vector<uint8_t> v;
+  for (size_t k = 0; k < fragments; k++) {
+    const char* f = kFragments[rng() % (sizeof(kFragments) / sizeof(kFragments[0]))];
+    v.insert(v.end(), f, f + std::strlen(f));
+  }
+  return v;
+}
+
 // -- the block state machines against the scalar ones (the specification), on kernel k ---
 
 void check_patterns(const kernels::Kernel& k, bool quick) {
@@ -281,6 +297,7 @@ void check_patterns(const kernels::Kernel& k, bool quick) {
     std::mt19937_64 rng(2024);
     for (int rep = 0; rep < (quick ? 3000 : 60000); rep++) {
       const std::vector<uint8_t> text = rep % 10 == 5   ? ascii_text(rng, rng() % 600)
+                                        : rep % 10 == 7 ? fragment_text(rng, rng() % 300)
                                         : rep % 10 == 0 ? random_text(rng, rng() % 400)
                                                         : random_text(rng, rng() % 14);
       if (text.empty()) continue;
