@@ -189,7 +189,7 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache) const {
         sink.append(ids, got);
         return kDone;
       }
-      if (may_cut && n >= 16 && !piece_model_ && bpe_.cuts(p, n, t.byte_mapped, w.cuts)) return kCut;
+      if (may_cut && n >= 16 && !piece_model_ && bpe_.cuts(p, n, h, t.byte_mapped, w.cuts)) return kCut;
     }
     size_t job = 0;
     while (job < w.jobs.size() && !(w.jobs[job].n == n && std::memcmp(w.jobs[job].s, p, n) == 0)) job++;

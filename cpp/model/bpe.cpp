@@ -52,10 +52,10 @@ Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions opti
     }
     byte_vocab_.put(bytes, id);
   });
-  // ignore_merges: the shapes of the vocabulary strings of 16+ bytes (whole_piece).
+  // ignore_merges: the hashes of the vocabulary strings of 16+ bytes (whole_piece).
   for (int form = 0; form < 2 && opt_.ignore_merges; form++)
     (form ? byte_vocab_ : vocab_).for_each([&](std::string_view key, uint32_t) {
-      if (key.size() >= 16) long_strings_[form].add(key);
+      if (key.size() >= 16) long_strings_[form].add(hash_bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
     });
   simple_bytes_ = opt_.prefix.empty() && opt_.suffix.empty();
   auto lookup = [&](const std::string& core, bool first, bool last) {
@@ -219,10 +219,10 @@ bool Bpe::known_char(const uint8_t* s, uint32_t len) const {
   return bmp_id_[cp] != kMissing;
 }
 
-bool Bpe::cuts(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint32_t>& at) const {
+bool Bpe::cuts(const uint8_t* s, uint32_t n, uint64_t h, bool byte_mapped, std::vector<uint32_t>& at) const {
   at.clear();
   const Cuts& c = piece_cuts(byte_mapped);
-  if (!c.exact || whole_piece(s, n, byte_mapped) != kMissing) return false;  // (ignore_merges: one token)
+  if (!c.exact || whole_piece(s, n, h, byte_mapped) != kMissing) return false;  // (ignore_merges: one token)
   uint32_t prev = 0;  // where the character before p starts
   for (uint32_t p = 1; p < n; p++) {
     if ((s[p] & 0xC0) == 0x80) continue;  // (before a character's first byte only)
@@ -447,11 +447,14 @@ void Bpe::merge_large(BpeScratch& sc, std::vector<uint32_t>& out) const {
 }
 
 uint32_t Bpe::whole_piece(const uint8_t* s, uint32_t n, bool byte_mapped) const {
+  return opt_.ignore_merges ? whole_piece(s, n, hash_bytes(s, n), byte_mapped) : kMissing;
+}
+
+uint32_t Bpe::whole_piece(const uint8_t* s, uint32_t n, uint64_t h, bool byte_mapped) const {
   if (!opt_.ignore_merges) return kMissing;
-  // A long piece -- a Chinese clause, for Bpe::cuts -- is seldom a vocabulary string, and a
-  // probe of the table (128k strings for llama-3) waited for memory once per piece.
-  if (n >= 16 && !long_strings_[byte_mapped].may_hold(s, n)) return kMissing;
-  return byte_mapped ? byte_vocab_.get(s, n) : vocab_.get(s, n);
+  // A long piece -- a Chinese clause, for Bpe::cuts -- is seldom a vocabulary string.
+  if (n >= 16 && !long_strings_[byte_mapped].may_hold(h)) return kMissing;
+  return (byte_mapped ? byte_vocab_ : vocab_).get(s, n, h);
 }
 
 // One character of a plain piece as a BMP vocabulary token, or (bytes = true) as its

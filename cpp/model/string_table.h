@@ -1,6 +1,7 @@
 // A read-only map from byte strings to 32-bit values (the vocabulary, added tokens):
 // open addressing over one arena of keys.  Built once, then shared between threads.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -34,9 +35,9 @@ class StringTable {
     if (size > slots_.size()) rehash(size);
   }
 
-  uint32_t get(const uint8_t* key, size_t n) const {
+  uint32_t get(const uint8_t* key, size_t n) const { return get(key, n, hash_bytes(key, n)); }
+  uint32_t get(const uint8_t* key, size_t n, uint64_t h) const {  // h = hash_bytes(key, n)
     if (slots_.empty()) return kMissing;
-    const uint64_t h = hash_bytes(key, n);
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
       if (s.value == kMissing) return kMissing;
@@ -86,6 +87,41 @@ class StringTable {
   std::vector<Slot> slots_;
   size_t mask_ = 0, count_ = 0;
   std::string arena_;
+};
+
+// A set of 64-bit hashes that may say yes to a hash it was not given (0 and 1 are one),
+// never no to one it was: a filter in front of a StringTable.
+class HashSet {
+ public:
+  void add(uint64_t h) {
+    if ((count_ + 1) * 2 > slots_.size()) grow();
+    insert(h | (h == 0));
+    count_++;
+  }
+  bool may_hold(uint64_t h) const {
+    if (slots_.empty()) return false;
+    h |= h == 0;
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      if (slots_[i] == h) return true;
+      if (slots_[i] == 0) return false;
+    }
+  }
+
+ private:
+  void insert(uint64_t h) {  // (h != 0)
+    size_t i = h & mask_;
+    while (slots_[i] != 0 && slots_[i] != h) i = (i + 1) & mask_;
+    slots_[i] = h;
+  }
+  void grow() {
+    std::vector<uint64_t> old(std::max<size_t>(16, slots_.size() * 2), 0);
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    for (uint64_t h : old)
+      if (h) insert(h);
+  }
+  std::vector<uint64_t> slots_;
+  size_t mask_ = 0, count_ = 0;
 };
 
 }  // namespace tagpipe
