@@ -28,6 +28,7 @@ struct Bits {
 
   // X spread over the continuation bytes of each character whose start is in X.
   uint64_t spread(uint64_t x, uint64_t carry_in) const {
+    if (!cont) return x;  // (an ASCII block: nothing to spread over -- most blocks of English and code)
     x |= carry_in & cont & 1;
     for (int k = 0; k < 3; k++) x |= (x << 1) & cont;
     return x;

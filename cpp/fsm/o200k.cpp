@@ -123,7 +123,7 @@ struct Rules {
     // ends; a block without marks takes one pass.  (Taken slashes are left out of O below;
     // with marks in the same block they would have to be here too: poisoned.)
     uint64_t Mo = 0;
-    for (;;) {
+    while (Mk) {
       PrevChar px = prev_x, py = prev_y;
       const uint64_t Y = (O & px(b, S | O | Mo)) | Mo, more = Mk & py(b, Y);
       if (more == Mo) break;
