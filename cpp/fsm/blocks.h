@@ -57,6 +57,25 @@ struct Carried {
   }
 };
 
+// \p{N}{1,3}: a cut before the 4th, 7th, ... digit of every run (cl100k.cpp, o200k.cpp).
+// Only digits are visited; a digit whose previous character is not one starts a run
+// (already cut).
+struct DigitTriples {
+  uint32_t run = 0;  // digits so far in the run that reaches the end of the block
+
+  void apply(uint64_t N, uint64_t pN, uint64_t& cut) {
+    if (!(N | run)) return;
+    uint32_t count = run;
+    for (uint64_t m = N; m; m &= m - 1) {
+      const uint64_t bit = m & -m;
+      if (!(pN & bit)) count = 0;
+      if (count == 3) cut |= bit, count = 0;
+      count++;
+    }
+    run = count;  // a run continuing into the next block goes on counting there
+  }
+};
+
 // \s*[\r\n]+ past an S/W run after a newline (cl100k.cpp, o200k.cpp): when another newline
 // follows the run, the match of the newline before it runs on through it, so no match
 // starts at the run's first character -- unless that newline was taken by an O run

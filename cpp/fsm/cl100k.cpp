@@ -47,14 +47,14 @@ uint32_t match_end(const Cursor& c, uint32_t i) {
 //   - L after non-L, unless after S or W (the [^\r\n\p{L}\p{N}]? prefix: the last
 //     whitespace character before a letter always starts a match and takes the letters),
 //     or after an O that itself starts a match (not inside an O run, not after ' ');
-//   - N after non-N (\p{N}{1,3}: a run of 4+ digits is left to the scalar machine;
+//   - N after non-N (\p{N}{1,3}: and before every 4th digit of a run, DigitTriples;
 //     qwen2's \p{N} cuts before every digit; \p{N}{1,3}+ never inside a run);
 //   - O after non-O, unless after ' ' (` ?[^\s\p{L}\p{N}]+`);
 //   - whitespace after non-whitespace, unless it is a newline right after an O run
 //     (`[\r\n]*` after the O run takes the newlines), and the first whitespace after
 //     newlines so taken;
-//   - S or W after a newline: \s*[\r\n]+ ends at the run's last newline (a run with a
-//     newline after S/W after a newline is left to the scalar machine);
+//   - S or W after a newline: \s*[\r\n]+ ends at the run's last newline (unless another
+//     newline follows the S/W run: then the match runs on through it, NewlineRuns);
 //   - S or W after S or W, when L, N or O follows: \s+(?!\S) gives it back.
 // An apostrophe that starts a match may start a contraction instead (fixed up after).
 enum : uint8_t { cL = 1, cN = 2, cO = 4, cS = 8, cW = 16, cNL = 32, cAp = 64 };
@@ -67,21 +67,8 @@ struct Rules {
   PrevChar prev_mstart_o, prev_absorbed;
   uint64_t absorbed_carry = 0;
   NewlineRuns newline_runs;
-  uint32_t run_digits = 0;  // digits so far in the run that reaches the end of the block
+  DigitTriples digit_triples;
   Carried carried;
-
-  // \p{N}{1,3}: a cut before the 4th, 7th, ... digit of every run.  Only digits are
-  // visited; a digit whose previous character is not one starts a run (already cut).
-  void digits(uint64_t N, uint64_t pN, uint64_t& cut) {
-    uint32_t count = run_digits;
-    for (uint64_t m = N; m; m &= m - 1) {
-      const uint64_t bit = m & -m;
-      if (!(pN & bit)) count = 0;
-      if (count == 3) cut |= bit, count = 0;
-      count++;
-    }
-    run_digits = count;  // a run continuing into the next block goes on counting there
-  }
 
   void block(const Window& w, const Bits& b, uint32_t q, const Cursor& c, uint64_t& cut, uint64_t&) {
     const uint64_t L = w.cur[0], N = w.cur[1], O = w.cur[2], S = w.cur[3], W = w.cur[4], NL = w.cur[5];
@@ -102,7 +89,7 @@ struct Rules {
           b.first;
     if (MaxDigits == 1) cut |= N;
     else cut |= N & ~pN;
-    if (MaxDigits == 3 && (N | run_digits)) digits(N, pN, cut);
+    if (MaxDigits == 3) digit_triples.apply(N, pN, cut);
     // An S/W run after a newline that another newline follows: \s*[\r\n]+ runs past it,
     // so no match starts at its first character (blocks.h).  (After newlines the O run
     // took, a match starts anyway: keep that cut.)

@@ -96,20 +96,9 @@ struct Rules {
   PrevChar prev_x, prev_y, prev_mark_o, prev_o, prev_mstart_o, prev_absorbed;
   uint64_t absorbed_carry = 0;
   NewlineRuns newline_runs;
-  uint32_t run_digits = 0;
+  DigitTriples digit_triples;
   Carried carried;
   bool poisoned = false;  // a mark and a slash [\r\n/]* took in one block: the scalar machine from there on
-
-  void digits(uint64_t N, uint64_t pN, uint64_t& cut) {  // \p{N}{1,3}, as cl100k's
-    uint32_t count = run_digits;
-    for (uint64_t m = N; m; m &= m - 1) {
-      const uint64_t bit = m & -m;
-      if (!(pN & bit)) count = 0;
-      if (count == 3) cut |= bit, count = 0;
-      count++;
-    }
-    run_digits = count;
-  }
 
   void block(const Window& w, const Bits& b, uint32_t q, const Cursor& c, uint64_t& cut, uint64_t& dirty) {
     const uint64_t U = w.cur[0], L = w.cur[1], B = w.cur[2], N = w.cur[3], O = w.cur[4], S = w.cur[5],
@@ -120,7 +109,7 @@ struct Rules {
     const uint64_t pMk = pU & pL, pl = pL & ~pU, pbo = pB & ~pO, pNd = pN & ~pO;
     // The marks that are O (Mo): Mo = Mk & prev(Y), Y = (O & prev(X)) | Mo, X = S | O | Mo.
     // Each pass can only add marks (a chain mark, O, mark, ... adds one per pass), so this
-    // ends; a block without marks takes one pass.  (Taken slashes are left out of O below;
+    // ends; a block without marks takes none.  (Taken slashes are left out of O below;
     // with marks in the same block they would have to be here too: poisoned.)
     uint64_t Mo = 0;
     while (Mk) {
@@ -157,7 +146,7 @@ struct Rules {
     const uint64_t pm = prev_mstart_o(b, ostart);
     cut = (Lt & ~pLt & ~pSW & ~pm) | (u & pl) | ostart | (Nd & ~pNd) | (WS & ~pWS & ~absorbed) | (SW & pNL) |
           (SW & pSW & nNW) | b.first;
-    if (Nd | run_digits) digits(Nd, pNd, cut);
+    digit_triples.apply(Nd, pNd, cut);
     // (After newlines the O run took, a match starts anyway: keep that cut.)
     newline_runs.apply(b, SW, SW & pNL, NL, prev_absorbed(b, absorbed), q, c, bits(Cont, Space, WsOther), Newline,
                        cut);
