@@ -1084,6 +1084,39 @@ def test_synthetic_tokenizer(case):
     report.check()
 
 
+@pytest.mark.parametrize("layout", ["affine", "packed", "ranked"])
+def test_merge_table_layouts(layout):
+    """The merge table's slot layouts (cpp/model/merge_table.h), each from a vocabulary whose ids
+    force it: results in merge order (affine); shuffled ids (packed: pair, rank and result in 64
+    bits); ids up to 2^22 (ranked: 2 * 22 + 22 bits of ids do not fit with the rank, the pair and
+    rank do -- the result is read by rank only for the merge made).  Many merges, so that words
+    have several candidate pairs at once, against the oracle."""
+    rng = random.Random(f"layouts:{layout}")
+    base = list("abcdefgh")
+    merges, have = [], set(base)
+    while len(merges) < 300:
+        a, b = rng.choice(sorted(have)), rng.choice(sorted(have))
+        if len(a) + len(b) <= 6 and a + b not in have:
+            merges.append((a, b))
+            have.add(a + b)
+    tokens = _with_merged(base, merges)
+    ids = list(range(len(tokens)))
+    if layout != "affine":
+        rng.shuffle(ids)
+    if layout == "ranked":
+        ids = [i * ((1 << 22) // len(tokens)) + 1 for i in ids]
+    vocab = dict(zip(tokens, ids))
+    text_json = bpe_json(vocab, merges, pre=WHITESPACE)
+    oracle = tokenizers.Tokenizer.from_str(text_json)
+    with tagpipe.delegation_disabled():
+        tok = tagpipe.Tokenizer.from_str(text_json)
+    texts = ["".join(rng.choice("abcdefgh  ") for _ in range(rng.randint(0, 80))) for _ in range(400)]
+    texts += [" ".join(tokens), "".join(tokens)]
+    report = Report(f"layout-{layout}", tok, oracle, tok)
+    run_and_compare(report, tok, texts, False, native=True, nfc=None)
+    report.check()
+
+
 def test_misses_wait_across_added_tokens_and_a_delegated_gap():
     """The word cache's misses wait across the gaps between added tokens (Encoder::keep_jobs),
     in buffers of their own; a later gap that must be delegated (NFC changes it) drops them,

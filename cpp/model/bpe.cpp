@@ -364,7 +364,7 @@ void Bpe::small_start(SmallWord& w, const uint32_t* ids, uint32_t n) const {
 bool Bpe::small_step(SmallWord& w) const {
   for (uint32_t b = w.stale; b; b &= b - 1) {  // the pairs the last merge formed (prefetched then)
     const uint32_t i = uint32_t(__builtin_ctz(b)), after = w.next[i];
-    if (after >= kScanMax || !merges_.find(w.id[i], w.id[after], w.rank[i], w.result[i])) w.rank[i] = UINT32_MAX;
+    if (after >= kScanMax || !merges_.find_rank(w.id[i], w.id[after], w.rank[i], w.result[i])) w.rank[i] = UINT32_MAX;
   }
   w.stale = 0;
   uint32_t best = 0, best_rank = UINT32_MAX;
@@ -375,7 +375,7 @@ bool Bpe::small_step(SmallWord& w) const {
   }
   if (best_rank == UINT32_MAX) return true;
   const uint32_t gone = w.next[best];
-  w.id[best] = w.result[best];
+  w.id[best] = merges_.result_of(best_rank, w.result[best]);
   w.next[best] = w.next[gone];
   w.rank[gone] = UINT32_MAX;
   const uint32_t after = w.next[best], before = w.prev[best];
@@ -423,7 +423,7 @@ void Bpe::merge_large(BpeScratch& sc, std::vector<uint32_t>& out) const {
   auto pair_key = [&](uint32_t i) -> uint64_t {
     const int32_t next = sym[i].next;
     uint32_t rank;
-    if (next >= int32_t(n) || !merges_.find(sym[i].id, sym[next].id, rank, sc.result[i])) return kNone;
+    if (next >= int32_t(n) || !merges_.find_rank(sym[i].id, sym[next].id, rank, sc.result[i])) return kNone;
     return (uint64_t(rank) << 32) | i;
   };
   for (uint32_t i = 0; i + 1 < n; i++) merges_.prefetch(sym[i].id, sym[i + 1].id);
@@ -433,7 +433,7 @@ void Bpe::merge_large(BpeScratch& sc, std::vector<uint32_t>& out) const {
     const uint32_t best = uint32_t(tree[1]);
     BpeScratch::Symbol& left = sym[best];
     const uint32_t gone = uint32_t(left.next);
-    left.id = sc.result[best];
+    left.id = merges_.result_of(uint32_t(tree[1] >> 32), sc.result[best]);
     left.next = sym[gone].next;
     sym[gone].alive = false;
     set(gone, kNone);
