@@ -1117,6 +1117,59 @@ def test_merge_table_layouts(layout):
     report.check()
 
 
+GAP_TOKENS = ["\n", "\n\n", "<b>", "</b>", "\t"]
+
+
+@pytest.mark.parametrize("form", ["gemma", "llama", "bytelevel"])
+def test_gaps_between_raw_added_tokens_are_encoded_together_exactly(form):
+    """Encoder::encode_gaps: the gaps between raw (normalized=false) added tokens are normalized
+    one by one, pre-tokenized in one run and encoded in one pass, the tokens' ids placed between
+    them.  Texts full of such tokens -- gemma-3's "\n" makes every line a gap -- adjacent, at
+    the ends, around empty gaps and gaps the normalizer changes (llama's Prepend writes a mark
+    at the start of each gap), longer than the 32 KiB a run takes (the rest goes to the next
+    run); against the oracle, with and without specials, on 1 and 2 threads, with a tiny cache
+    (misses waiting across the runs), and right-truncated (the run stops early)."""
+    added_tokens = [added(t, normalized=False) for t in GAP_TOKENS] + [added("<s>", special=True)]
+    if form == "bytelevel":
+        merges = [("Ġ", "a"), ("a", "b"), ("Ġa", "b"), ("Ċ", "Ċ"), ("x", "y")]
+        vocab = _with_merged(BYTE_CHARS, merges)
+        pre = bytelevel(add_prefix_space=False)
+        text_json = bpe_json(vocab, merges, pre=pre, added_tokens=added_tokens)
+    else:
+        vocab = _with_merged(SPECIALS + BYTE_TOKENS + ["▁", "<", ">", "/", "\n", "\t"] + LETTERS, SP_MERGES)
+        normalizer = replace(" ", "▁") if form == "gemma" else seq(prepend("▁"), replace(" ", "▁"))
+        pre = ({"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithPrevious", "invert": False}
+               if form == "gemma" else None)
+        text_json = bpe_json(vocab, SP_MERGES, unk="<unk>", byte_fallback=True, normalizer=normalizer, pre=pre,
+                             added_tokens=added_tokens)
+    oracle = tokenizers.Tokenizer.from_str(text_json)
+    rng = random.Random(f"gaps:{form}")
+    pool = GAP_TOKENS + ["<s>", "a", "ab c", " ", "  ", "xy", "abc d", "é", "中", "<", ">", "/", "\r", "e e"]
+    texts = ["", "\n", "\n\n\n", "<b></b>", "a\n", "\na", " \n ", "a\n\nb", "\n \n", "<s>\n<s>",
+             "abc\tabc\n\tx <b>y</b> z\n"]
+    texts += ["".join(rng.choice(pool) for _ in range(rng.randint(1, 40))) for _ in range(300)]
+    texts.append("".join(rng.choice(pool) for _ in range(30_000)))  # several runs of 32 KiB
+    for cache in (None, 4096):
+        with tagpipe.delegation_disabled():
+            tok = tagpipe.Tokenizer.from_str(text_json, cache_bytes=cache)
+        report = Report(f"gaps-{form}-{cache}", tok, oracle, tok)
+        for add_special in (True, False):
+            run_and_compare(report, tok, texts, add_special, native=True, nfc=None)
+        report.check()
+        want = [e.ids for e in oracle.encode_batch(texts)]
+        ids, offsets = tok.encode_batch_flat(texts, num_threads=2)
+        assert [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(texts))] == want
+    for limit in (1, 7, 50):
+        doc = json.loads(text_json)
+        doc["truncation"] = {"direction": "Right", "max_length": limit, "strategy": "LongestFirst", "stride": 0}
+        truncated = json.dumps(doc)
+        ref = tokenizers.Tokenizer.from_str(truncated)
+        with tagpipe.delegation_disabled():
+            tok = tagpipe.Tokenizer.from_str(truncated)
+        for text in texts[:60] + texts[-1:]:
+            assert tok.encode(text) == ref.encode(text).ids, (limit, text[:80])
+
+
 def test_misses_wait_across_added_tokens_and_a_delegated_gap():
     """The word cache's misses wait across the gaps between added tokens (Encoder::keep_jobs),
     in buffers of their own; a later gap that must be delegated (NFC changes it) drops them,

@@ -13,7 +13,7 @@ import re
 
 import pytest
 import tokenizers
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import tagpipe
@@ -279,17 +279,42 @@ MARKED = st.lists(st.sampled_from([MARK, MARK * 2, "a", "b.", "\n", ">", "</", "
 
 
 @settings(max_examples=400, deadline=None)
-@given(text=MARKED, pair_seed=st.integers(0, 3), guarded=st.booleans())
+@given(text=MARKED, pair_seed=st.integers(0, 3), guarded=st.integers(0, 2))
 def test_mark_runs_cuts_follow_the_specification(text, pair_seed, guarded):
     import random
     rng = random.Random(pair_seed)
     pairs = bytes(rng.random() < 0.5 for _ in range(128 * 128)) if pair_seed else bytes(128 * 128)
-    guards = [f">{MARK}</".encode()] if guarded else []
+    # (two guards: different bytes before their mark, one of them two-byte)
+    guards = [f">{MARK}</".encode(), f"é{MARK}{MARK}b".encode()][:guarded]
     data = text.encode()
     stage = {"kind": "mark_runs", "literal": MARK, "guards": guards, "pairs": pairs}
     _, _, pieces, _ = tagpipe._core.PreTokenizer([stage]).run(data)
     cuts = [int(b) for b, _ in pieces[1:]]
     assert cuts == spec_mark_runs(data, guards, pairs), (text, pieces.tolist())
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=MARKED, pair_seed=st.integers(0, 3), guarded=st.integers(0, 3), cut=st.sampled_from(["\n", ">", "y"]))
+@example(text=f"ab\n-_xyz{MARK}xyz{MARK}", pair_seed=0, guarded=3, cut="\n")
+def test_mark_runs_cuts_each_piece_by_the_specification(text, pair_seed, guarded, cut):
+    """MarkRuns after a stage that cut the text into many short pieces (gemma-3's lines, which
+    Encoder::encode_gaps splits in one run): each piece is cut as if alone -- a guard that would
+    span a cut only with the piece before ("\\n-_xyz▁" over "\\n" "-_xyz▁") does not."""
+    import random
+    rng = random.Random(pair_seed)
+    pairs = bytes(rng.random() < 0.5 for _ in range(128 * 128)) if pair_seed else bytes(128 * 128)
+    guards = [f">{MARK}</".encode(), f"é{MARK}{MARK}b".encode(), f"\n-_xyz{MARK}".encode()][:guarded]
+    data = text.encode()
+    stages = [{"kind": "literal", "literal": cut, "behavior": "Isolated", "invert": False},
+              {"kind": "mark_runs", "literal": MARK, "guards": guards, "pairs": pairs}]
+    _, _, pieces, _ = tagpipe._core.PreTokenizer(stages).run(data)
+    want, at = [], 0
+    for part in re.split(f"({re.escape(cut)})", text):
+        b = part.encode()
+        if b:
+            want += [at] + [at + c for c in spec_mark_runs(b, guards, pairs)]
+            at += len(b)
+    assert [int(b) for b, _ in pieces] == want, (text, pieces.tolist())
 
 
 def spec_left_whole(data: bytes) -> bool:

@@ -130,6 +130,14 @@ struct Worker {
   std::vector<uint32_t> cuts;  // where encode_pieces cuts a piece (Bpe::cuts)
   std::vector<added::Segment> raw_segments, norm_segments;
   pretok::Text gap, sub;
+  // Encoder::encode_gaps: the normalized gaps, one after another, their pieces in it, and
+  // the raw added tokens between them (each at the position of the gap after it).
+  std::vector<uint8_t> gaps;
+  std::vector<pretok::Piece> gap_pieces;
+  struct Placed {
+    uint32_t at, id;
+  };
+  std::vector<Placed> gap_tokens;
 };
 
 class Encoder {
@@ -173,8 +181,10 @@ class Encoder {
   bool encode_with(const uint8_t* s, uint32_t n, bool add_special, Truncation trunc, Worker& w,
                    WordCache& cache) const;
   bool encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& w, WordCache& cache) const;
-  // Both return false when the model meets an error the oracle raises (then the text is delegated).
-  bool encode_pieces(Worker& w, WordCache& cache) const;
+  bool encode_gaps(const uint8_t* s, Worker& w, WordCache& cache) const;
+  // These return false when the model meets an error the oracle raises (then the text is
+  // delegated).  `tokens`: ids to put before the first piece at or after their position.
+  bool encode_pieces(Worker& w, WordCache& cache, const std::vector<Worker::Placed>* tokens = nullptr) const;
   bool flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const;
   static void keep_jobs(Worker& w);
   bool piece_form() const;
@@ -191,6 +201,7 @@ class Encoder {
   std::vector<uint32_t> prefix_ids_, suffix_ids_;
   size_t cache_bytes_;
   bool need_origin_;
+  bool batch_gaps_;      // encode_gaps: raw added tokens, no normalized ones, no stage reads origins or rewrites
   bool model_can_fail_;  // an error the oracle raises may come from any piece: no early stop
   mutable std::mutex caches_mutex_;
   mutable std::vector<std::unique_ptr<WordCache>> caches_;  // all of them

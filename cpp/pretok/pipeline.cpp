@@ -363,7 +363,10 @@ class MarkRunsStage final : public Stage {
     m_ = uint32_t(m);
     for (const std::string& g : guards)
       for (size_t k = 1; k + m <= g.size(); k++)  // a mark at k right after another character
-        if (g.compare(k, m, mark_) == 0 && !(k >= m && g.compare(k - m, m, mark_) == 0)) guards_.push_back({g, k});
+        if (g.compare(k, m, mark_) == 0 && !(k >= m && g.compare(k - m, m, mark_) == 0)) {
+          guards_.push_back({g, k});
+          guard_before_[uint8_t(g[k - 1])] = true;
+        }
   }
   void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
     std::vector<Piece>& out = scratch.room;
@@ -446,9 +449,11 @@ class MarkRunsStage final : public Stage {
             const ptrdiff_t k = __builtin_ctzll(bits);
             pairs |= uint64_t(pair_[t[k - 1] << 7 | t[k]]) << k;
           }
-          if (!guards_.empty())
-            for (uint64_t bits = marks; bits; bits &= bits - 1)
-              if (guarded(s, n, j + uint32_t(__builtin_ctzll(bits)))) marks &= ~(uint64_t(1) << __builtin_ctzll(bits));
+          if (!guards_.empty())  // (a guard spans a mark only after its own byte before the mark)
+            for (uint64_t bits = marks; bits; bits &= bits - 1) {
+              const ptrdiff_t k = __builtin_ctzll(bits);
+              if (guard_before_[t[k - 1]] && guarded(s, n, j + uint32_t(k))) marks &= ~(uint64_t(1) << k);
+            }
           for (uint64_t bits = marks | pairs; bits; bits &= bits - 1) cut(j + uint32_t(__builtin_ctzll(bits)));
         };
         for (; j + 66 <= n; j += 64) block(s + j, 64, n - j);  // (a mark test at j + 63 reads to j + 65)
@@ -514,6 +519,7 @@ class MarkRunsStage final : public Stage {
   std::string mark_;
   uint32_t m_ = 0;
   std::vector<Guard> guards_;
+  bool guard_before_[256] = {};  // the bytes some guard has right before its mark
   bool pair_[128 * 128] = {};
 };
 
@@ -580,6 +586,8 @@ PreTokenizer::PreTokenizer(const std::vector<StageSpec>& specs) {
     const bool reads = s.kind == StageSpec::Kind::Metaspace && s.prepend == StageSpec::Prepend::First;
     needs_origin_ |= reads;
     for (size_t k = 0; k < i && reads; k++) read_later_[k] = true;
+    // (the two stages that call rewrite())
+    rewrites_ |= s.kind == StageSpec::Kind::Metaspace || (s.kind == StageSpec::Kind::ByteLevel && s.add_prefix_space);
   }
 }
 
@@ -590,12 +598,22 @@ void PreTokenizer::run(const uint8_t* input, uint32_t n, PreTokenized& out, Scra
 }
 
 void PreTokenizer::run(const Text& input, uint32_t origin_base, PreTokenized& out, Scratch& scratch) const {
-  const uint32_t n = input.size;
-  out.text = input;
   out.pieces.clear();
-  out.pieces.push_back({0, n});  // even when empty: with no stage, "" is one empty piece
+  out.pieces.push_back({0, input.size});  // even when empty: with no stage, "" is one empty piece
+  apply_stages(input, origin_base, out, scratch);
+}
+
+void PreTokenizer::run(const Text& input, const std::vector<Piece>& initial, PreTokenized& out,
+                       Scratch& scratch) const {
+  if (needs_origin_ || rewrites_) throw std::logic_error("PreTokenizer: initial pieces with a stage that reads origins or rewrites");
+  out.pieces.assign(initial.begin(), initial.end());
+  apply_stages(input, 0, out, scratch);
+}
+
+void PreTokenizer::apply_stages(const Text& input, uint32_t origin_base, PreTokenized& out, Scratch& scratch) const {
+  out.text = input;
   scratch.reset();
-  scratch.input = input.bytes, scratch.input_size = n, scratch.origin_base = origin_base;
+  scratch.input = input.bytes, scratch.input_size = input.size, scratch.origin_base = origin_base;
   for (size_t i = 0; i < stages_.size(); i++) {
     scratch.origins_unread = scratch.offsets_unused && !read_later_[i];
     stages_[i]->apply(out.text, out.pieces, scratch);

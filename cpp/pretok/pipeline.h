@@ -101,17 +101,28 @@ class PreTokenizer {
   // `input` may be a normalizer's output (with origins); `origin_base` is the offset of
   // input's origin 0 in the original text (Metaspace's "first" asks whether a piece is at 0).
   void run(const Text& input, uint32_t origin_base, PreTokenized& out, Scratch& scratch) const;
+  // The same for several inputs at once: `initial` (non-empty, ascending, apart) are the
+  // pieces of `input` to split -- each as if it were an input of its own, since every stage
+  // runs on one piece at a time (pretok/text.h) -- and the pieces stay in input's
+  // coordinates.  Only without needs_origin() ("a piece at offset 0" would be the first one
+  // here) and rewrites() (throws std::logic_error).
+  void run(const Text& input, const std::vector<Piece>& initial, PreTokenized& out, Scratch& scratch) const;
   // Whether some stage reads original offsets (then a normalizer must keep origins).
   bool needs_origin() const { return needs_origin_; }
+  // Whether some stage may rewrite the content (Metaspace; ByteLevel's prefix space): then
+  // the pieces index a new text.
+  bool rewrites() const { return rewrites_; }
   bool empty() const { return stages_.empty(); }
   void model_cuts(bool yes) {  // (before any run: the stages are shared after construction)
     for (auto& s : stages_) s->model_cuts(yes);
   }
 
  private:
+  void apply_stages(const Text& input, uint32_t origin_base, PreTokenized& out, Scratch& scratch) const;
   std::vector<std::unique_ptr<Stage>> stages_;
   std::vector<bool> read_later_;  // [i]: a stage after stage i reads origins (Metaspace "first")
   bool needs_origin_ = false;
+  bool rewrites_ = false;
 };
 
 }  // namespace tagpipe::pretok
