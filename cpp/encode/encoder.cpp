@@ -353,7 +353,7 @@ bool Encoder::encode_gaps(const uint8_t* s, Worker& w, WordCache& cache) const {
     bool ok = true;
     if (!w.gap_pieces.empty()) {
       pretok::Text text;
-      text.bytes = w.gaps.data(), text.size = uint32_t(w.gaps.size());
+      text.bytes = reinterpret_cast<const uint8_t*>(w.gaps.data()), text.size = uint32_t(w.gaps.size());
       {
         Timer t(w.times ? &w.times->split : nullptr);
         w.pretok.offsets_unused = true;
@@ -373,14 +373,12 @@ bool Encoder::encode_gaps(const uint8_t* s, Worker& w, WordCache& cache) const {
       w.gap_tokens.push_back({uint32_t(w.gaps.size()), seg.id});
       continue;
     }
+    const uint32_t at = uint32_t(w.gaps.size());
     {
       Timer t(w.times ? &w.times->normalize : nullptr);
-      if (!normalizer_.run(s + seg.begin, seg.end - seg.begin, w.gap, w.norm, false)) return false;
+      if (!normalizer_.append(s + seg.begin, seg.end - seg.begin, w.gaps, w.norm)) return false;
     }
-    if (w.gap.size == 0) continue;
-    const uint32_t at = uint32_t(w.gaps.size());
-    w.gaps.insert(w.gaps.end(), w.gap.bytes, w.gap.bytes + w.gap.size);
-    w.gap_pieces.push_back({at, at + w.gap.size});
+    if (w.gaps.size() != at) w.gap_pieces.push_back({at, uint32_t(w.gaps.size())});
     if (w.gaps.size() >= kGapsBytes && !run()) return false;
   }
   return run();

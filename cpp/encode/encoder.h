@@ -132,7 +132,7 @@ struct Worker {
   pretok::Text gap, sub;
   // Encoder::encode_gaps: the normalized gaps, one after another, their pieces in it, and
   // the raw added tokens between them (each at the position of the gap after it).
-  std::vector<uint8_t> gaps;
+  std::string gaps;
   std::vector<pretok::Piece> gap_pieces;
   struct Placed {
     uint32_t at, id;

@@ -35,6 +35,23 @@ bool nfc_inert(const uint8_t* s, uint32_t n, Scratch& sc) {
 
 }  // namespace
 
+bool Normalizer::append(const uint8_t* in, uint32_t n, std::string& dst, Scratch& sc) const {
+  const std::string_view text(reinterpret_cast<const char*>(in), n);
+  if (steps_.empty()) {
+    dst.append(text);
+    return true;
+  }
+  const Step& step = steps_[0];
+  if (steps_.size() == 1 && step.kind == Step::Kind::Replace && step.a.size() == 1 && step.b.size() <= 4) {
+    append_replacing_byte(text, uint8_t(step.a[0]), step.b, dst);
+    return true;
+  }
+  pretok::Text out;
+  if (!run(in, n, out, sc, false)) return false;
+  dst.append(reinterpret_cast<const char*>(out.bytes), out.size);
+  return true;
+}
+
 bool Normalizer::run(const uint8_t* in, uint32_t n, pretok::Text& out, Scratch& sc, bool need_origin) const {
   out = pretok::Text{};
   out.bytes = in, out.size = n;

@@ -95,6 +95,9 @@ class Normalizer {
   // Normalizes in[0..n) into `out` (which aliases `in` when nothing changes).  Returns
   // false when this text needs a normalization tagpipe does not run (delegate the call).
   bool run(const uint8_t* in, uint32_t n, pretok::Text& out, Scratch& scratch, bool need_origin) const;
+  // The same without origins, appended to `dst`: written there directly when there is no
+  // step or one Replace of a byte (gemma-3's ' ' -> '▁'), else run() and copied.
+  bool append(const uint8_t* in, uint32_t n, std::string& dst, Scratch& scratch) const;
 
  private:
   std::vector<Step> steps_;
