@@ -319,19 +319,15 @@ def test_mark_runs_cuts_each_piece_by_the_specification(text, pair_seed, guarded
 
 def spec_left_whole(data: bytes) -> bool:
     """With the model cutting long pieces itself, MarkRuns leaves a piece of 256+ bytes whole
-    when its first kilobyte (to the end of a run of marks there) is mostly outside ASCII, the
-    bytes of runs of two or more marks counted as ASCII (code's indentation)."""
+    when its first kilobyte is mostly outside ASCII, the marks in it that are part of a run
+    of two or more marks counted as ASCII (code's indentation)."""
     if len(data) < 256:
         return False
     mark = MARK.encode()
-    ascii = k = 0
-    while k < min(len(data), 1024):
-        run = 0
-        while data[k + run:k + run + 3] == mark:
-            run += 3
-        ascii += (run if run >= 6 else 0) if run else data[k] < 0x80
-        k += run or 1
-    return 2 * ascii < k
+    head = data[:1024]
+    starts = {k for k in range(len(data) - 2) if data[k:k + 3] == mark}
+    runs = [k for k in starts if k + 3 <= len(head) and (k - 3 in starts or k + 3 in starts)]
+    return 2 * (sum(b < 0x80 for b in head) + 3 * len(runs)) < len(head)
 
 
 DENSE = st.lists(st.sampled_from([MARK, MARK * 2, MARK * 8, "中文", "жж", "ab", "\n", "é"]),
@@ -352,8 +348,10 @@ def test_indented_code_is_cut_dense_text_left_whole():
     code = "".join(f"{MARK * 12}x=f(y)\n" for _ in range(40)).encode()  # 36 of a line's 43 bytes are marks
     russian = MARK.join(["слово"] * 60).encode()
     chinese = ("中文" * 200).encode()
+    spaced = (f"a{MARK}" * 100).encode()  # a single mark is not ASCII: 1 byte in 4 is
     stage = {"kind": "mark_runs", "literal": MARK, "guards": [], "pairs": bytes(128 * 128)}
     count = lambda d, cuts: len(tagpipe._core.PreTokenizer([stage], model_cuts=cuts).run(d)[2])  # noqa: E731
     assert count(code, True) == count(code, False) == 40
     assert count(russian, True) == 1 and count(russian, False) == 60
     assert count(chinese, True) == count(chinese, False) == 1
+    assert count(spaced, True) == 1 and count(spaced, False) == 101
