@@ -347,7 +347,7 @@ bool Encoder::encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& 
 // rewrites the text: the tokens are placed by their position in it.)  The buffer is run
 // every kGapsBytes, so that it stays in the CPU's cache.
 bool Encoder::encode_gaps(const uint8_t* s, Worker& w, WordCache& cache) const {
-  constexpr size_t kGapsBytes = 32 << 10;
+  constexpr size_t kGapsBytes = 32 << 10, kKeepGapsBytes = 1 << 20;
   w.gaps.clear(), w.gap_pieces.clear(), w.gap_tokens.clear();
   auto run = [&]() -> bool {
     bool ok = true;
@@ -381,7 +381,9 @@ bool Encoder::encode_gaps(const uint8_t* s, Worker& w, WordCache& cache) const {
     if (w.gaps.size() != at) w.gap_pieces.push_back({at, uint32_t(w.gaps.size())});
     if (w.gaps.size() >= kGapsBytes && !run()) return false;
   }
-  return run();
+  const bool ok = run();
+  if (w.gaps.capacity() > kKeepGapsBytes) std::string().swap(w.gaps);  // (one huge gap: not kept)
+  return ok;
 }
 
 bool Encoder::encode_with(const uint8_t* s, uint32_t n, bool add_special, Truncation trunc, Worker& w,

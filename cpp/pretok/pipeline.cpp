@@ -498,7 +498,9 @@ class MarkRunsStage final : public Stage {
     const size_t len = std::min<size_t>(n, kSample);
     uint32_t ascii = 0;
     for (size_t k = 0; k < len; k++) ascii += s[k] < 0x80;
-    if (uint8_t(mark_[0]) < 0x80 || m_ != 3) return 2 * ascii < len;  // (an ASCII mark counts as ASCII)
+    // (An ASCII mark counts as ASCII anyway; for a mark of 2 or 4 bytes its runs are not
+    // counted -- the choice only changes speed: either way is exact.)
+    if (uint8_t(mark_[0]) < 0x80 || m_ != 3) return 2 * ascii < len;
     const uint8_t a = uint8_t(mark_[0]), b = uint8_t(mark_[1]), c = uint8_t(mark_[2]);
     auto at = [&](size_t k) { return uint32_t((s[k] == a) & (s[k + 1] == b) & (s[k + 2] == c)); };
     auto mark = [&](ptrdiff_t k) { return k >= 0 && size_t(k) + 3 <= n ? at(size_t(k)) : 0u; };
