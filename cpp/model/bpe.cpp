@@ -82,6 +82,9 @@ Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions opti
       bmp_id_[cp] = id;
     });
   }
+  if (simple_bytes_ && !duplicate_ids_ &&
+      std::find(byte_char_id_[1][0], byte_char_id_[1][0] + 256, kMissing) == byte_char_id_[1][0] + 256)
+    chars_.build(merges, merges_, byte_char_id_[1][0], byte_vocab_);
   for (int b = 0; b < 256; b++) {
     char name[8];
     std::snprintf(name, sizeof name, "<0x%02X>", b);
@@ -476,6 +479,7 @@ bool Bpe::small_symbols(const uint8_t* s, uint32_t n, bool byte_mapped, uint32_t
   count = 0;
   if (!simple_bytes_ || duplicate_ids_) return false;
   if (byte_mapped) {
+    if (!chars_.empty()) return chars_.symbols(s, n, byte_char_id_[1][0], ids, kScanMax, count);
     if (n > kScanMax) return false;
     bool all_known = true;
     for (uint32_t i = 0; i < n; i++) {
@@ -584,6 +588,15 @@ void Bpe::encode_merges(const uint8_t* s, uint32_t n, bool byte_mapped, std::vec
       return;
     }
     sc.symbols.clear();
+  }
+  if (byte_mapped && simple_bytes_ && !duplicate_ids_ && !chars_.empty()) {  // a long ByteLevel word
+    uint32_t m = 0;
+    sc.initial.resize(n);
+    chars_.symbols(s, n, byte_char_id_[1][0], sc.initial.data(), n, m);
+    sc.symbols.resize(m);
+    for (uint32_t i = 0; i < m; i++) sc.symbols[i] = {sc.initial[i], int32_t(i) - 1, int32_t(i) + 1, true};
+    merge_large(sc, out);
+    return;
   }
   if (byte_mapped && simple_bytes_ && !duplicate_ids_) {  // a long ByteLevel word
     sc.symbols.resize(n);

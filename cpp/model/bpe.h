@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "model/bridge_cuts.h"
+#include "model/char_merges.h"
 #include "model/merge_table.h"
 #include "model/string_table.h"
 #include "model/word_seed.h"
@@ -48,6 +49,7 @@ struct BpeScratch {
   std::vector<Candidate> heap;
   std::vector<uint64_t> tree;
   std::vector<uint32_t> result;
+  std::vector<uint32_t> initial;  // a long ByteLevel word's initial symbols
   std::string text;  // a character with its prefix / suffix
 };
 
@@ -166,6 +168,9 @@ class Bpe {
   uint32_t byte_char_id_[2][2][256];
   uint32_t ascii_id_[2][2][128];
   uint32_t byte_token_[256];  // <0xXX>, or kMissing
+  // ByteLevel words (without prefix / suffix, shared ids): whole characters as one initial
+  // symbol where that is exact (model/char_merges.h); empty when not every byte is a token.
+  CharMerges chars_;
   std::vector<uint32_t> bmp_id_;  // without prefix / suffix: the id of each one-character BMP token
   std::vector<uint32_t> merge_results_;  // every merge's result id (for the cuts' signatures)
   bool merges_take_bytes_or_unk_ = false;  // a merge's left or right is a <0xXX> token or unk

@@ -1,0 +1,129 @@
+#include "model/char_merges.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <unordered_map>
+
+namespace tagpipe {
+namespace {
+
+// The merges by one operand: for each (dense) id, (rank, the other operand's dense id) of
+// its merges.
+struct ByOperand {
+  std::vector<uint32_t> start;  // by id: where its merges begin in `rank` / `other`
+  std::vector<uint32_t> rank, other;
+  ByOperand(const std::vector<std::array<uint32_t, 2>>& pairs, uint32_t ids, bool by_left) : start(size_t(ids) + 1, 0) {
+    const int mine = by_left ? 0 : 1;
+    for (const auto& p : pairs) start[p[mine] + 1]++;
+    for (uint32_t id = 0; id < ids; id++) start[id + 1] += start[id];
+    rank.resize(pairs.size());
+    other.resize(pairs.size());
+    std::vector<uint32_t> at(start.begin(), start.end() - 1);
+    for (uint32_t r = 0; r < pairs.size(); r++) {
+      const uint32_t k = at[pairs[r][mine]]++;
+      rank[k] = r, other[k] = pairs[r][1 - mine];
+    }
+  }
+};
+
+}  // namespace
+
+void CharMerges::build(const std::vector<BpeMerge>& merges, const MergeTable& table, const uint32_t byte_id[256],
+                       const StringTable& byte_vocab) {
+  // Ids are any 32-bit values: numbered densely, in the order seen, for the arrays below.
+  std::unordered_map<uint32_t, uint32_t> dense;
+  std::vector<std::string_view> text;  // by dense id: its bytes, or empty (not a ByteLevel string)
+  byte_vocab.for_each([&](std::string_view key, uint32_t id) {
+    if (dense.emplace(id, uint32_t(text.size())).second) text.push_back(key);
+  });
+  auto number = [&](uint32_t id) {  // (an id no ByteLevel string has: never a symbol here)
+    auto [it, added] = dense.emplace(id, uint32_t(text.size()));
+    if (added) text.emplace_back();
+    return it->second;
+  };
+  std::vector<std::array<uint32_t, 2>> pairs(merges.size());
+  for (size_t r = 0; r < merges.size(); r++) pairs[r] = {number(merges[r].left), number(merges[r].right)};
+  const uint32_t ids = uint32_t(text.size());
+  const ByOperand by_left(pairs, ids, true), by_right(pairs, ids, false);
+  chars_.assign(0x10000, Char{});
+  guards_.assign(1, Guard{});
+  std::map<std::vector<uint32_t>, uint32_t> known;  // a guard's strings (ids, sorted) -> its index
+  auto guard = [&](std::vector<uint32_t>& xs, bool left) -> uint32_t {
+    std::sort(xs.begin(), xs.end());
+    xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+    if (xs.empty()) return 0;
+    auto [it, added] = known.emplace(xs, uint32_t(guards_.size()));
+    if (!added) return it->second;
+    Guard g;
+    g.first = uint32_t(strings_.size());
+    for (uint32_t x : xs) {
+      const std::string_view t = text[x];  // (not empty: a ByteLevel string of a formable token)
+      const uint8_t edge = uint8_t(left ? t.back() : t.front());
+      g.edge[edge >> 6] |= uint64_t(1) << (edge & 63);
+      strings_.push_back({uint32_t(bytes_.size()), uint32_t(t.size())});
+      bytes_.append(t);
+    }
+    g.count = uint32_t(strings_.size()) - g.first;
+    guards_.push_back(g);
+    return it->second;
+  };
+  struct Part {
+    uint32_t id, begin, end;  // the symbol and its bytes in the character
+  };
+  std::vector<Part> now, parts;
+  std::vector<uint32_t> xs, ys;
+  for (uint32_t cp = 0x80; cp < 0x10000; cp++) {
+    if (cp >= 0xD800 && cp < 0xE000) continue;  // (surrogates are not characters)
+    uint8_t b[3];
+    const uint32_t len = cp < 0x800 ? 2 : 3;
+    if (len == 2) b[0] = uint8_t(0xC0 | cp >> 6), b[1] = uint8_t(0x80 | (cp & 63));
+    else b[0] = uint8_t(0xE0 | cp >> 12), b[1] = uint8_t(0x80 | ((cp >> 6) & 63)), b[2] = uint8_t(0x80 | (cp & 63));
+    // The character alone: lowest rank first, leftmost among equal ones; every symbol it
+    // holds on the way is a part.
+    now.clear();
+    for (uint32_t i = 0; i < len; i++) now.push_back({byte_id[b[i]], i, i + 1});
+    parts = now;
+    uint32_t top = 0;  // R: the highest rank merged
+    for (;;) {
+      uint32_t best = UINT32_MAX, best_rank = UINT32_MAX, best_result = 0;
+      for (uint32_t i = 0; i + 1 < now.size(); i++) {
+        uint32_t rank, result;
+        if (table.find(now[i].id, now[i + 1].id, rank, result) && rank < best_rank)
+          best = i, best_rank = rank, best_result = result;
+      }
+      if (best == UINT32_MAX) break;
+      top = std::max(top, best_rank);
+      now[best] = {best_result, now[best].begin, now[best + 1].end};
+      now.erase(now.begin() + best + 1);
+      parts.push_back(now[best]);
+    }
+    if (now.size() == len || now.size() > 2) continue;  // (no merge: bytes anyway)
+    for (Part& p : parts) p.id = number(p.id);  // (now: the real ids, for the symbols)
+    size_t covered = 0;
+    for (const Part& p : parts)
+      for (const Part& q : now) covered += p.begin == q.begin && p.end == q.end ? text[p.id].size() : 0;
+    if (covered != len) continue;  // (a symbol is not the ByteLevel string of its bytes: shared ids)
+    // (L): the X of a merge (X, P), P a left part, rank <= R; (R): the Y of (P, Y).  An X
+    // or Y that is no ByteLevel string is never a symbol of a ByteLevel word.
+    xs.clear(), ys.clear();
+    for (const Part& p : parts) {
+      if (p.id >= ids) continue;  // (numbered after the merges: no merge takes it)
+      if (p.begin == 0)
+        for (uint32_t k = by_right.start[p.id]; k < by_right.start[p.id + 1]; k++)
+          if (by_right.rank[k] <= top && !text[by_right.other[k]].empty()) xs.push_back(by_right.other[k]);
+      if (p.end == len)
+        for (uint32_t k = by_left.start[p.id]; k < by_left.start[p.id + 1]; k++)
+          if (by_left.rank[k] <= top && !text[by_left.other[k]].empty()) ys.push_back(by_left.other[k]);
+    }
+    Char& c = chars_[cp];
+    c.token[0] = now[0].id;
+    c.token[1] = now.back().id;
+    c.count = uint16_t(now.size());
+    c.length = uint16_t(len);
+    c.left = guard(xs, true);
+    c.right = guard(ys, false);
+  }
+}
+
+}  // namespace tagpipe

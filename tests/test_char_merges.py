@@ -1,0 +1,126 @@
+"""Whole characters as one initial symbol of a ByteLevel BPE word (cpp/model/char_merges.h).
+
+A 2- or 3-byte character whose bytes merge alone into one token (or two) may start the
+word as that token, unless a merge of rank <= the character's highest could take one of its
+parts together with what the text holds next to it: the guards.  Each guard has a case here
+where starting with the character's token gives other ids than the oracle -- shown with a
+plain BPE in Python -- and tagpipe must give the oracle's.  Then random vocabularies whose
+merges come in any order, on text of such characters, against the oracle.
+"""
+from __future__ import annotations
+
+import random
+
+import pytest
+import tokenizers
+from hypothesis import given
+from hypothesis import strategies as st
+
+import tagpipe
+from tagpipe.pretokenizer import BYTE_CHARS
+from test_encode_parity import HYPOTHESIS, Report, _with_merged, bpe_json, bytelevel, run_and_compare
+
+_TO_CHAR = dict(zip(range(256), BYTE_CHARS))
+
+
+def mapped(text: str) -> list[str]:
+    """The ByteLevel characters of text, one per byte."""
+    return [_TO_CHAR[b] for b in text.encode("utf-8")]
+
+
+def plain_bpe(symbols: list[str], merges) -> list[str]:
+    """BPE as the oracle runs it: the lowest rank first, the leftmost among equal ones."""
+    rank = {m: r for r, m in enumerate(merges)}
+    symbols = list(symbols)
+    while True:
+        found = [(rank[p], i) for i, p in enumerate(zip(symbols, symbols[1:])) if p in rank]
+        if not found:
+            return symbols
+        _, i = min(found)
+        symbols[i:i + 2] = [symbols[i] + symbols[i + 1]]
+
+
+def whole_chars(text: str, merges) -> list[str]:
+    """The word's symbols starting from each character's own merges (no guard)."""
+    out: list[str] = []
+    for ch in text:
+        out += plain_bpe(mapped(ch), merges)
+    return out
+
+
+def byte_level_json(merges) -> str:
+    return bpe_json(_with_merged(list(BYTE_CHARS), merges), merges, pre=bytelevel(use_regex=False))
+
+
+E, Z = "".join(mapped("é")), mapped("中")  # "Ã©"; "ä", "¸", "Ń"
+
+# (merges in rank order, text): each a guard's counterexample.
+COUNTEREXAMPLES = {
+    # (L), the first byte: "a" + "Ã" (rank 0) goes before "Ã" + "©" (rank 1).
+    "left byte": ([("a", "Ã"), ("Ã", "©")], "aé"),
+    # (L), a left part made inside the character: "ä¸" is made first, then taken by "a".
+    "left part": ([("ä", "¸"), ("a", "ä¸"), ("ä¸", "Ń")], "a中"),
+    # (L) up to the highest rank of the character's merges, not its last: "ä" + "¸" (rank 3)
+    # is made before "ä¸" + "Ń" (rank 1), and "a" + "ä" (rank 2) goes between.
+    "highest rank": ([("q", "r"), ("ä¸", "Ń"), ("a", "ä"), ("ä", "¸")], "a中"),
+    # (R), the last byte: "©" + "b" (rank 0) goes first.
+    "right byte": ([("©", "b"), ("Ã", "©")], "éb"),
+    # (L) read with P = the token: "x" + "Ã©" has rank 0, but "Ã©" is made at rank 2, after
+    # "w" + "x" (rank 1) has taken the "x".
+    "first symbol": ([("x", E), ("w", "x"), ("Ã", "©")], "wxé"),
+    # (R) read with P = the token, the other side.
+    "last symbol": ([(E, "x"), ("x", "y"), ("Ã", "©")], "éxy"),
+    # A character that merges alone into two tokens ("ä", "¸Ń"): its last one, made at rank 2,
+    # would take the "x" that "x" + "y" (rank 1) takes first.
+    "last of two": ([("¸Ń", "x"), ("x", "y"), ("¸", "Ń")], "中xy"),
+}
+
+
+@pytest.mark.parametrize("case", list(COUNTEREXAMPLES))
+def test_a_guard_keeps_the_character_in_bytes_where_its_token_would_change_the_ids(case):
+    merges, text = COUNTEREXAMPLES[case]
+    text_json = byte_level_json(merges)
+    oracle = tokenizers.Tokenizer.from_str(text_json)
+    want = plain_bpe(mapped(text), merges)
+    assert oracle.encode(text).tokens == want  # (the plain BPE is the oracle's)
+    assert whole_chars(text, merges) != want   # starting from the whole character is wrong here
+    with tagpipe.delegation_disabled():
+        tok = tagpipe.Tokenizer.from_str(text_json)
+        assert tok.encode(text) == oracle.encode(text).ids
+        # The same character where no guard string is next to it: left whole, and exact.
+        for other in ("é", "中", "é中é", "中中", " é", "é "):
+            assert tok.encode(other) == oracle.encode(other).ids, other
+
+
+ALPHABET = ["é", "ü", "中", "文", "ж", "a", "b", " ", "\n", "€"]
+
+
+@st.composite
+def char_vocabularies(draw):
+    """A ByteLevel vocabulary with random merges over the ALPHABET's bytes -- inside its
+    characters, across them, and onto tokens that later merges make -- in a random order."""
+    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    have = sorted({c for ch in ALPHABET for c in mapped(ch)})
+    made, merges = set(), []
+    for _ in range(rng.randint(5, 60)):
+        a, b = rng.choice(have), rng.choice(have)
+        if a + b not in made and len(a + b) <= 8:
+            merges.append((a, b))
+            made.add(a + b)
+            have.append(a + b)
+    rng.shuffle(merges)
+    return merges
+
+
+@HYPOTHESIS
+@given(merges=char_vocabularies(), texts=st.lists(st.text(st.sampled_from(ALPHABET), max_size=40), min_size=1,
+                                                  max_size=20))
+def test_whole_characters_give_the_oracles_ids(merges, texts):
+    text_json = byte_level_json(merges)
+    oracle = tokenizers.Tokenizer.from_str(text_json)
+    with tagpipe.delegation_disabled():
+        tok = tagpipe.Tokenizer.from_str(text_json)
+    texts = texts + ["".join(texts)]  # (and one word longer than the small path's 16 symbols)
+    report = Report("char-merges", tok, oracle, tok)
+    run_and_compare(report, tok, texts, False, native=True, nfc=None, do_shrink=False)
+    report.check()
