@@ -1,8 +1,9 @@
-"""Whole characters as one initial symbol of a ByteLevel BPE word (cpp/model/char_merges.h).
+"""Whole characters (and pairs of ASCII characters) as one initial symbol of a ByteLevel BPE
+word (cpp/model/char_merges.h).
 
-A 2- or 3-byte character whose bytes merge alone into one token (or two) may start the
-word as that token, unless a merge of rank <= the character's highest could take one of its
-parts together with what the text holds next to it: the guards.  Each guard has a case here
+A 2- or 3-byte character whose bytes merge alone into one token (or two), or two ASCII
+characters that merge, may start the word as that, unless a merge of rank <= the unit's
+highest could take one of its parts together with what the text holds next to it: the guards.  Each guard has a case here
 where starting with the character's token gives other ids than the oracle -- shown with a
 plain BPE in Python -- and tagpipe must give the oracle's.  Then random vocabularies whose
 merges come in any order, on text of such characters, against the oracle.
@@ -40,11 +41,21 @@ def plain_bpe(symbols: list[str], merges) -> list[str]:
         symbols[i:i + 2] = [symbols[i] + symbols[i + 1]]
 
 
-def whole_chars(text: str, merges) -> list[str]:
-    """The word's symbols starting from each character's own merges (no guard)."""
+def units_unguarded(text: str, merges, pairs: bool) -> list[str]:
+    """The word's symbols starting from each unit's own merges, with no guard, left to right:
+    each character of 2 or 3 bytes, or (pairs) each two ASCII characters that merge."""
     out: list[str] = []
-    for ch in text:
+    merged = set(merges)
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        two = text[i:i + 2]
+        if pairs and len(two) == 2 and two.isascii() and tuple(mapped(two)) in merged:
+            out.append("".join(mapped(two)))
+            i += 2
+            continue
         out += plain_bpe(mapped(ch), merges)
+        i += 1
     return out
 
 
@@ -52,7 +63,7 @@ def byte_level_json(merges) -> str:
     return bpe_json(_with_merged(list(BYTE_CHARS), merges), merges, pre=bytelevel(use_regex=False))
 
 
-E, Z = "".join(mapped("é")), mapped("中")  # "Ã©"; "ä", "¸", "Ń"
+E = "".join(mapped("é"))  # "Ã©" ("中" is "ä¸Ń")
 
 # (merges in rank order, text): each a guard's counterexample.
 COUNTEREXAMPLES = {
@@ -73,26 +84,30 @@ COUNTEREXAMPLES = {
     # A character that merges alone into two tokens ("ä", "¸Ń"): its last one, made at rank 2,
     # would take the "x" that "x" + "y" (rank 1) takes first.
     "last of two": ([("¸Ń", "x"), ("x", "y"), ("¸", "Ń")], "中xy"),
+    # Two ASCII characters: (R), "b" + "c" (rank 0) goes before "a" + "b" (rank 1).
+    "pair right": ([("b", "c"), ("a", "b")], "abc"),
+    # (L) with a longer X: "xy" (made at rank 0) takes the "a" (rank 1) before "a" + "b".
+    "pair left": ([("x", "y"), ("xy", "a"), ("a", "b")], "xyab"),
 }
 
 
 @pytest.mark.parametrize("case", list(COUNTEREXAMPLES))
-def test_a_guard_keeps_the_character_in_bytes_where_its_token_would_change_the_ids(case):
+def test_a_guard_keeps_a_unit_in_bytes_where_its_symbols_would_change_the_ids(case):
     merges, text = COUNTEREXAMPLES[case]
     text_json = byte_level_json(merges)
     oracle = tokenizers.Tokenizer.from_str(text_json)
     want = plain_bpe(mapped(text), merges)
     assert oracle.encode(text).tokens == want  # (the plain BPE is the oracle's)
-    assert whole_chars(text, merges) != want   # starting from the whole character is wrong here
+    assert units_unguarded(text, merges, case.startswith("pair")) != want  # the whole unit: wrong here
     with tagpipe.delegation_disabled():
         tok = tagpipe.Tokenizer.from_str(text_json)
         assert tok.encode(text) == oracle.encode(text).ids
-        # The same character where no guard string is next to it: left whole, and exact.
-        for other in ("é", "中", "é中é", "中中", " é", "é "):
+        # The units where no guard string is next to them: whole, and exact.
+        for other in ("é", "中", "é中é", "中中", " é", "é ", "ab", "xy", "bc", "ba"):
             assert tok.encode(other) == oracle.encode(other).ids, other
 
 
-ALPHABET = ["é", "ü", "中", "文", "ж", "a", "b", " ", "\n", "€"]
+ALPHABET = ["é", "ü", "中", "文", "ж", "a", "b", "c", " ", "\n", "€"]
 
 
 @st.composite

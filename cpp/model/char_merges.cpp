@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <map>
 #include <unordered_map>
 
@@ -73,14 +74,10 @@ void CharMerges::build(const std::vector<BpeMerge>& merges, const MergeTable& ta
   };
   std::vector<Part> now, parts;
   std::vector<uint32_t> xs, ys;
-  for (uint32_t cp = 0x80; cp < 0x10000; cp++) {
-    if (cp >= 0xD800 && cp < 0xE000) continue;  // (surrogates are not characters)
-    uint8_t b[3];
-    const uint32_t len = cp < 0x800 ? 2 : 3;
-    if (len == 2) b[0] = uint8_t(0xC0 | cp >> 6), b[1] = uint8_t(0x80 | (cp & 63));
-    else b[0] = uint8_t(0xE0 | cp >> 12), b[1] = uint8_t(0x80 | ((cp >> 6) & 63)), b[2] = uint8_t(0x80 | (cp & 63));
-    // The character alone: lowest rank first, leftmost among equal ones; every symbol it
-    // holds on the way is a part.
+  // The unit b[0..len) alone: its symbols, and its guards (a Char whose length stays 0 when
+  // the unit is not worth it or not possible).
+  auto unit = [&](const uint8_t* b, uint32_t len, size_t max_guard, Char& c) {
+    // Lowest rank first, leftmost among equal ones; every symbol on the way is a part.
     now.clear();
     for (uint32_t i = 0; i < len; i++) now.push_back({byte_id[b[i]], i, i + 1});
     parts = now;
@@ -98,12 +95,12 @@ void CharMerges::build(const std::vector<BpeMerge>& merges, const MergeTable& ta
       now.erase(now.begin() + best + 1);
       parts.push_back(now[best]);
     }
-    if (now.size() == len || now.size() > 2) continue;  // (no merge: bytes anyway)
+    if (now.size() == len || now.size() > 2) return;  // (no merge: bytes anyway)
     for (Part& p : parts) p.id = number(p.id);  // (now: the real ids, for the symbols)
     size_t covered = 0;
     for (const Part& p : parts)
       for (const Part& q : now) covered += p.begin == q.begin && p.end == q.end ? text[p.id].size() : 0;
-    if (covered != len) continue;  // (a symbol is not the ByteLevel string of its bytes: shared ids)
+    if (covered != len) return;  // (a symbol is not the ByteLevel string of its bytes: shared ids)
     // (L): the X of a merge (X, P), P a left part, rank <= R; (R): the Y of (P, Y).  An X
     // or Y that is no ByteLevel string is never a symbol of a ByteLevel word.
     xs.clear(), ys.clear();
@@ -116,14 +113,28 @@ void CharMerges::build(const std::vector<BpeMerge>& merges, const MergeTable& ta
         for (uint32_t k = by_left.start[p.id]; k < by_left.start[p.id + 1]; k++)
           if (by_left.rank[k] <= top && !text[by_left.other[k]].empty()) ys.push_back(by_left.other[k]);
     }
-    Char& c = chars_[cp];
+    if (xs.size() + ys.size() > max_guard) return;  // (checking them would cost more than a merge)
     c.token[0] = now[0].id;
     c.token[1] = now.back().id;
     c.count = uint16_t(now.size());
-    c.length = uint16_t(len);
     c.left = guard(xs, true);
     c.right = guard(ys, false);
+    c.length = uint16_t(len);
+  };
+  for (uint32_t cp = 0x80; cp < 0x10000; cp++) {
+    if (cp >= 0xD800 && cp < 0xE000) continue;  // (surrogates are not characters)
+    uint8_t b[3];
+    const uint32_t len = cp < 0x800 ? 2 : 3;
+    if (len == 2) b[0] = uint8_t(0xC0 | cp >> 6), b[1] = uint8_t(0x80 | (cp & 63));
+    else b[0] = uint8_t(0xE0 | cp >> 12), b[1] = uint8_t(0x80 | ((cp >> 6) & 63)), b[2] = uint8_t(0x80 | (cp & 63));
+    unit(b, len, SIZE_MAX, chars_[cp]);
   }
+  pairs_.assign(128 * 128, Char{});
+  for (uint32_t a = 0; a < 128; a++)
+    for (uint32_t z = 0; z < 128; z++) {
+      const uint8_t b[2] = {uint8_t(a), uint8_t(z)};
+      unit(b, 2, kMaxPairGuard, pairs_[a << 7 | z]);
+    }
 }
 
 }  // namespace tagpipe

@@ -1,11 +1,14 @@
-// Whole characters as one initial symbol of a ByteLevel BPE word, where that cannot change
-// its ids.
+// Whole characters -- and pairs of ASCII characters -- as one initial symbol of a ByteLevel
+// BPE word, where that cannot change its ids.
 //
 // A ByteLevel word starts as one symbol per byte, so a Chinese character is three symbols
 // and costs two merges before its token can merge with anything -- two thirds of the merges
 // of a Chinese word, each waiting for the merge table.  The character's bytes merged alone
 // (lowest rank first) end as one token or more; the word may start with those instead --
-// call them its symbols -- if nothing outside the character can interfere.  Let R be the
+// call them its symbols -- if nothing outside the character can interfere.  The same holds
+// for any span of the word, "the character" below; the other spans taken are two ASCII
+// bytes that merge (about half the merges of a new English word), when they have at most
+// kMaxPairGuard guard strings (more would cost more to check than the merge).  Let R be the
 // highest rank of those merges, and call a symbol of that process a left part when it
 // starts where the character starts (its first byte, ..., its first symbol) and a right
 // part when it ends where it ends.  Starting with its symbols is exact when, in this word:
@@ -53,8 +56,9 @@ class CharMerges {
   void build(const std::vector<BpeMerge>& merges, const MergeTable& table, const uint32_t byte_id[256],
              const StringTable& byte_vocab);
   bool empty() const { return chars_.empty(); }
-  // The initial symbols of the ByteLevel word s[0..n) into ids: a byte's id, or a whole
-  // character's token where that is exact here.  false when there are more than cap.
+  // The initial symbols of the ByteLevel word s[0..n) into ids, left to right: a whole
+  // character's symbols, or two ASCII bytes' token, where that is exact here, else a byte's
+  // id.  false when there are more than cap.
   bool symbols(const uint8_t* s, uint32_t n, const uint32_t byte_id[256], uint32_t* ids, uint32_t cap,
                uint32_t& count) const {
     count = 0;
@@ -74,6 +78,15 @@ class CharMerges {
             i += len;
             continue;
           }
+        }
+      }
+      if (b < 0x80 && i + 1 < n && s[i + 1] < 0x80) {  // two ASCII bytes
+        const Char& c = pairs_[b << 7 | s[i + 1]];
+        if (c.length && guard_ok(guards_[c.left], s, i, true) && guard_ok(guards_[c.right], s + i + 2, n - i - 2, false)) {
+          if (count == cap) return false;
+          ids[count++] = c.token[0];
+          i += 2;
+          continue;
         }
       }
       if (count == cap) return false;
@@ -111,7 +124,9 @@ class CharMerges {
     return true;
   }
 
+  static constexpr size_t kMaxPairGuard = 16;  // strings, left and right
   std::vector<Char> chars_;  // by code point, U+0000..U+FFFF
+  std::vector<Char> pairs_;  // two ASCII bytes, by (first << 7 | second)
   std::vector<Guard> guards_;
   std::vector<Span> strings_;
   std::string bytes_;
