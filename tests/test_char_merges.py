@@ -63,6 +63,11 @@ def byte_level_json(merges) -> str:
     return bpe_json(_with_merged(list(BYTE_CHARS), merges), merges, pre=bytelevel(use_regex=False))
 
 
+def plain_json(merges, chars) -> str:
+    """No ByteLevel: every character its own token, the whole text one word."""
+    return bpe_json(_with_merged(sorted(set(chars)), merges), merges)
+
+
 E = "".join(mapped("é"))  # "Ã©" ("中" is "ä¸Ń")
 
 # (merges in rank order, text): each a guard's counterexample.
@@ -88,6 +93,9 @@ COUNTEREXAMPLES = {
     "pair right": ([("b", "c"), ("a", "b")], "abc"),
     # (L) with a longer X: "xy" (made at rank 0) takes the "a" (rank 1) before "a" + "b".
     "pair left": ([("x", "y"), ("xy", "a"), ("a", "b")], "xyab"),
+    # The same strings guard "ab" on the left and "cd" on the right: "xy", whose edge byte is
+    # "y" on the left and "x" on the right ("d" + "xy", rank 1, goes before "c" + "d").
+    "pair, a guard on both sides": ([("x", "y"), ("d", "xy"), ("c", "d"), ("xy", "a"), ("a", "b")], "cdxy"),
 }
 
 
@@ -105,6 +113,22 @@ def test_a_guard_keeps_a_unit_in_bytes_where_its_symbols_would_change_the_ids(ca
         # The units where no guard string is next to them: whole, and exact.
         for other in ("é", "中", "é中é", "中中", " é", "é ", "ab", "xy", "bc", "ba"):
             assert tok.encode(other) == oracle.encode(other).ids, other
+
+
+@pytest.mark.parametrize("case", [c for c in COUNTEREXAMPLES if c.startswith("pair")])
+def test_a_guard_keeps_two_characters_apart_in_a_plain_word_where_their_token_would_change_the_ids(case):
+    """The same units in words that are not ByteLevel (SentencePiece-style BPE): two
+    characters that are tokens and merge."""
+    merges, text = COUNTEREXAMPLES[case]
+    text_json = plain_json(merges, "abcdxyz")
+    oracle = tokenizers.Tokenizer.from_str(text_json)
+    want = plain_bpe(list(text), merges)
+    assert oracle.encode(text).tokens == want
+    assert units_unguarded(text, merges, True) != want
+    with tagpipe.delegation_disabled():
+        tok = tagpipe.Tokenizer.from_str(text_json)
+        for t in (text, "ab", "xy", "bc", "ba", "abab", "zab"):
+            assert tok.encode(t) == oracle.encode(t).ids, t
 
 
 ALPHABET = ["é", "ü", "中", "文", "ж", "a", "b", "c", " ", "\n", "€"]
@@ -127,9 +151,40 @@ def char_vocabularies(draw):
     return merges
 
 
+@st.composite
+def plain_vocabularies(draw):
+    """The same over the ALPHABET's characters, each a token (no ByteLevel)."""
+    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    have = list(ALPHABET)
+    made, merges = set(), []
+    for _ in range(rng.randint(5, 60)):
+        a, b = rng.choice(have), rng.choice(have)
+        if a + b not in made and len(a + b) <= 6:
+            merges.append((a, b))
+            made.add(a + b)
+            have.append(a + b)
+    rng.shuffle(merges)
+    return merges
+
+
+TEXTS = st.lists(st.text(st.sampled_from(ALPHABET), max_size=40), min_size=1, max_size=20)
+
+
 @HYPOTHESIS
-@given(merges=char_vocabularies(), texts=st.lists(st.text(st.sampled_from(ALPHABET), max_size=40), min_size=1,
-                                                  max_size=20))
+@given(merges=plain_vocabularies(), texts=TEXTS)
+def test_pairs_in_plain_words_give_the_oracles_ids(merges, texts):
+    text_json = plain_json(merges, ALPHABET)
+    oracle = tokenizers.Tokenizer.from_str(text_json)
+    with tagpipe.delegation_disabled():
+        tok = tagpipe.Tokenizer.from_str(text_json)
+    texts = texts + ["".join(texts)]
+    report = Report("plain-pairs", tok, oracle, tok)
+    run_and_compare(report, tok, texts, False, native=True, nfc=None, do_shrink=False)
+    report.check()
+
+
+@HYPOTHESIS
+@given(merges=char_vocabularies(), texts=TEXTS)
 def test_whole_characters_give_the_oracles_ids(merges, texts):
     text_json = byte_level_json(merges)
     oracle = tokenizers.Tokenizer.from_str(text_json)

@@ -84,7 +84,7 @@ Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions opti
   }
   if (simple_bytes_ && !duplicate_ids_ &&
       std::find(byte_char_id_[1][0], byte_char_id_[1][0] + 256, kMissing) == byte_char_id_[1][0] + 256)
-    chars_.build(merges, merges_, byte_char_id_[1][0], byte_vocab_);
+    chars_.build(merges, merges_, byte_vocab_, byte_char_id_[1][0]);
   for (int b = 0; b < 256; b++) {
     char name[8];
     std::snprintf(name, sizeof name, "<0x%02X>", b);
@@ -96,6 +96,10 @@ Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions opti
   for (const BpeMerge& m : merges)
     merges_take_bytes_or_unk_ |= std::binary_search(special.begin(), special.end(), m.left) ||
                                  std::binary_search(special.begin(), special.end(), m.right);
+  // (A <0xXX> or unk symbol is no text: a unit's guards, which read the text, need it never
+  // to merge.  Not for a ByteLevel vocabulary: its pieces are ByteLevel ones.)
+  if (simple_bytes_ && !duplicate_ids_ && !merges_take_bytes_or_unk_ && chars_.empty())
+    plain_pairs_.build(merges, merges_, vocab_, nullptr);
 }
 
 const Bpe::Cuts& Bpe::piece_cuts(bool byte_mapped) const {
@@ -489,6 +493,7 @@ bool Bpe::small_symbols(const uint8_t* s, uint32_t n, bool byte_mapped, uint32_t
     count = n;
     return all_known;
   }
+  uint32_t at[kScanMax + 1];  // where each symbol starts
   for (uint32_t i = 0; i < n;) {
     const uint32_t len = utf8_length(s[i]);
     uint32_t id = kMissing;
@@ -496,10 +501,13 @@ bool Bpe::small_symbols(const uint8_t* s, uint32_t n, bool byte_mapped, uint32_t
     if (!bmp_symbol(s + i, len, n - i, id, bytes)) return false;
     for (uint32_t k = 0; k < (bytes ? len : 1); k++) {
       if (count == kScanMax) return false;
+      at[count] = i + k;
       ids[count++] = bytes ? byte_token_[s[i + k]] : id;
     }
     i += len;
   }
+  at[count] = n;
+  if (!plain_pairs_.plain_empty()) plain_pairs_.pair_up(s, n, at, ids, count);
   return true;
 }
 

@@ -168,9 +168,12 @@ class Bpe {
   uint32_t byte_char_id_[2][2][256];
   uint32_t ascii_id_[2][2][128];
   uint32_t byte_token_[256];  // <0xXX>, or kMissing
-  // ByteLevel words (without prefix / suffix, shared ids): whole characters as one initial
-  // symbol where that is exact (model/char_merges.h); empty when not every byte is a token.
+  // Without prefix / suffix and shared ids, units as one initial symbol where that is exact
+  // (model/char_merges.h).  ByteLevel words: whole characters and ASCII pairs (empty when not
+  // every byte is a token).  Plain words: two characters (empty for a ByteLevel vocabulary,
+  // or when a merge takes a <0xXX> or unk token).
   CharMerges chars_;
+  CharMerges plain_pairs_;
   std::vector<uint32_t> bmp_id_;  // without prefix / suffix: the id of each one-character BMP token
   std::vector<uint32_t> merge_results_;  // every merge's result id (for the cuts' signatures)
   bool merges_take_bytes_or_unk_ = false;  // a merge's left or right is a <0xXX> token or unk

@@ -28,17 +28,23 @@ struct ByOperand {
   }
 };
 
+size_t utf8_chars(std::string_view s) {
+  size_t n = 0;
+  for (char c : s) n += (uint8_t(c) & 0xC0) != 0x80;
+  return n;
+}
+
 }  // namespace
 
-void CharMerges::build(const std::vector<BpeMerge>& merges, const MergeTable& table, const uint32_t byte_id[256],
-                       const StringTable& byte_vocab) {
+void CharMerges::build(const std::vector<BpeMerge>& merges, const MergeTable& table, const StringTable& strings,
+                       const uint32_t* byte_id) {
   // Ids are any 32-bit values: numbered densely, in the order seen, for the arrays below.
   std::unordered_map<uint32_t, uint32_t> dense;
-  std::vector<std::string_view> text;  // by dense id: its bytes, or empty (not a ByteLevel string)
-  byte_vocab.for_each([&](std::string_view key, uint32_t id) {
+  std::vector<std::string_view> text;  // by dense id: its bytes, or empty (not one of `strings`)
+  strings.for_each([&](std::string_view key, uint32_t id) {
     if (dense.emplace(id, uint32_t(text.size())).second) text.push_back(key);
   });
-  auto number = [&](uint32_t id) {  // (an id no ByteLevel string has: never a symbol here)
+  auto number = [&](uint32_t id) {  // (an id none of `strings` has: never a symbol here)
     auto [it, added] = dense.emplace(id, uint32_t(text.size()));
     if (added) text.emplace_back();
     return it->second;
@@ -47,19 +53,20 @@ void CharMerges::build(const std::vector<BpeMerge>& merges, const MergeTable& ta
   for (size_t r = 0; r < merges.size(); r++) pairs[r] = {number(merges[r].left), number(merges[r].right)};
   const uint32_t ids = uint32_t(text.size());
   const ByOperand by_left(pairs, ids, true), by_right(pairs, ids, false);
-  chars_.assign(0x10000, Char{});
   guards_.assign(1, Guard{});
-  std::map<std::vector<uint32_t>, uint32_t> known;  // a guard's strings (ids, sorted) -> its index
+  // A guard's side and strings (ids, sorted) -> its index.  (The side too: the same strings
+  // on the other side have other edge bytes.)
+  std::map<std::pair<bool, std::vector<uint32_t>>, uint32_t> known;
   auto guard = [&](std::vector<uint32_t>& xs, bool left) -> uint32_t {
     std::sort(xs.begin(), xs.end());
     xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
     if (xs.empty()) return 0;
-    auto [it, added] = known.emplace(xs, uint32_t(guards_.size()));
+    auto [it, added] = known.emplace(std::make_pair(left, xs), uint32_t(guards_.size()));
     if (!added) return it->second;
     Guard g;
     g.first = uint32_t(strings_.size());
     for (uint32_t x : xs) {
-      const std::string_view t = text[x];  // (not empty: a ByteLevel string of a formable token)
+      const std::string_view t = text[x];  // (not empty: the string of a token a word can hold)
       const uint8_t edge = uint8_t(left ? t.back() : t.front());
       g.edge[edge >> 6] |= uint64_t(1) << (edge & 63);
       strings_.push_back({uint32_t(bytes_.size()), uint32_t(t.size())});
@@ -74,12 +81,10 @@ void CharMerges::build(const std::vector<BpeMerge>& merges, const MergeTable& ta
   };
   std::vector<Part> now, parts;
   std::vector<uint32_t> xs, ys;
-  // The unit b[0..len) alone: its symbols, and its guards (a Char whose length stays 0 when
-  // the unit is not worth it or not possible).
-  auto unit = [&](const uint8_t* b, uint32_t len, size_t max_guard, Char& c) {
+  // The unit of len bytes that starts as the symbols in `now`, alone: its symbols, and its
+  // guards (a Char whose length stays 0 when the unit is not worth it or not possible).
+  auto unit = [&](uint32_t len, size_t max_guard, Char& c) {
     // Lowest rank first, leftmost among equal ones; every symbol on the way is a part.
-    now.clear();
-    for (uint32_t i = 0; i < len; i++) now.push_back({byte_id[b[i]], i, i + 1});
     parts = now;
     uint32_t top = 0;  // R: the highest rank merged
     for (;;) {
@@ -95,25 +100,26 @@ void CharMerges::build(const std::vector<BpeMerge>& merges, const MergeTable& ta
       now.erase(now.begin() + best + 1);
       parts.push_back(now[best]);
     }
-    if (now.size() == len || now.size() > 2) return;  // (no merge: bytes anyway)
+    if (now.size() == parts.size() || now.size() > 2) return;  // (no merge: as it started)
     for (Part& p : parts) p.id = number(p.id);  // (now: the real ids, for the symbols)
     size_t covered = 0;
     for (const Part& p : parts)
       for (const Part& q : now) covered += p.begin == q.begin && p.end == q.end ? text[p.id].size() : 0;
-    if (covered != len) return;  // (a symbol is not the ByteLevel string of its bytes: shared ids)
+    if (covered != len) return;  // (a symbol is not the string of its bytes: shared ids)
     // (L): the X of a merge (X, P), P a left part, rank <= R; (R): the Y of (P, Y).  An X
-    // or Y that is no ByteLevel string is never a symbol of a ByteLevel word.
+    // or Y that is none of `strings` is never a symbol of a word here.
     xs.clear(), ys.clear();
     for (const Part& p : parts) {
       if (p.id >= ids) continue;  // (numbered after the merges: no merge takes it)
+      // (an operand's merges are in rank order: up to the first above R)
       if (p.begin == 0)
-        for (uint32_t k = by_right.start[p.id]; k < by_right.start[p.id + 1]; k++)
-          if (by_right.rank[k] <= top && !text[by_right.other[k]].empty()) xs.push_back(by_right.other[k]);
+        for (uint32_t k = by_right.start[p.id]; k < by_right.start[p.id + 1] && by_right.rank[k] <= top; k++)
+          if (!text[by_right.other[k]].empty()) xs.push_back(by_right.other[k]);
       if (p.end == len)
-        for (uint32_t k = by_left.start[p.id]; k < by_left.start[p.id + 1]; k++)
-          if (by_left.rank[k] <= top && !text[by_left.other[k]].empty()) ys.push_back(by_left.other[k]);
+        for (uint32_t k = by_left.start[p.id]; k < by_left.start[p.id + 1] && by_left.rank[k] <= top; k++)
+          if (!text[by_left.other[k]].empty()) ys.push_back(by_left.other[k]);
+      if (xs.size() + ys.size() > max_guard) return;  // (checking them would cost more than a merge)
     }
-    if (xs.size() + ys.size() > max_guard) return;  // (checking them would cost more than a merge)
     c.token[0] = now[0].id;
     c.token[1] = now.back().id;
     c.count = uint16_t(now.size());
@@ -121,19 +127,47 @@ void CharMerges::build(const std::vector<BpeMerge>& merges, const MergeTable& ta
     c.right = guard(ys, false);
     c.length = uint16_t(len);
   };
+  if (!byte_id) {  // plain words: two characters that merge
+    std::vector<std::pair<uint64_t, Char>> found;
+    for (const BpeMerge& m : merges) {
+      uint32_t rank, result;
+      if (!table.find(m.left, m.right, rank, result)) continue;  // (a listed merge; twice: its last rank)
+      const std::string_view a = text[number(m.left)], b = text[number(m.right)];
+      if (a.empty() || b.empty() || utf8_chars(a) != 1 || utf8_chars(b) != 1) continue;
+      now = {{m.left, 0, uint32_t(a.size())}, {m.right, uint32_t(a.size()), uint32_t(a.size() + b.size())}};
+      Char c;
+      unit(uint32_t(a.size() + b.size()), kMaxPairGuard, c);
+      if (c.length) found.push_back({uint64_t(m.left) << 32 | m.right, c});
+    }
+    size_t cap = 16;
+    while (cap < 2 * found.size()) cap *= 2;
+    plain_.assign(cap, PlainSlot{});
+    plain_filter_.assign(kFilterBits / 64, 0);
+    for (const auto& [key, c] : found) {
+      const uint32_t f = plain_bit(key);
+      plain_filter_[f >> 6] |= uint64_t(1) << (f & 63);
+      size_t i = plain_index(key);
+      while (plain_[i].key != kNoPair && plain_[i].key != key) i = (i + 1) & (plain_.size() - 1);
+      plain_[i] = {key, c};
+    }
+    return;
+  }
+  chars_.assign(0x10000, Char{});
   for (uint32_t cp = 0x80; cp < 0x10000; cp++) {
     if (cp >= 0xD800 && cp < 0xE000) continue;  // (surrogates are not characters)
     uint8_t b[3];
     const uint32_t len = cp < 0x800 ? 2 : 3;
     if (len == 2) b[0] = uint8_t(0xC0 | cp >> 6), b[1] = uint8_t(0x80 | (cp & 63));
     else b[0] = uint8_t(0xE0 | cp >> 12), b[1] = uint8_t(0x80 | ((cp >> 6) & 63)), b[2] = uint8_t(0x80 | (cp & 63));
-    unit(b, len, SIZE_MAX, chars_[cp]);
+    now.clear();
+    for (uint32_t i = 0; i < len; i++) now.push_back({byte_id[b[i]], i, i + 1});
+    unit(len, SIZE_MAX, chars_[cp]);
   }
   pairs_.assign(128 * 128, Char{});
   for (uint32_t a = 0; a < 128; a++)
     for (uint32_t z = 0; z < 128; z++) {
-      const uint8_t b[2] = {uint8_t(a), uint8_t(z)};
-      unit(b, 2, kMaxPairGuard, pairs_[a << 7 | z]);
+      now = {{byte_id[a], 0, 1}, {byte_id[z], 1, 2}};
+      unit(2, kMaxPairGuard, pairs_[a << 7 | z]);
     }
 }
 

@@ -1,5 +1,5 @@
-// Whole characters -- and pairs of ASCII characters -- as one initial symbol of a ByteLevel
-// BPE word, where that cannot change its ids.
+// Units as one initial symbol of a BPE word, where that cannot change its ids: whole
+// characters and pairs of ASCII bytes in ByteLevel words, pairs of characters in plain ones.
 //
 // A ByteLevel word starts as one symbol per byte, so a Chinese character is three symbols
 // and costs two merges before its token can merge with anything -- two thirds of the merges
@@ -7,11 +7,13 @@
 // (lowest rank first) end as one token or more; the word may start with those instead --
 // call them its symbols -- if nothing outside the character can interfere.  The same holds
 // for any span of the word, "the character" below; the other spans taken are two ASCII
-// bytes that merge (about half the merges of a new English word), when they have at most
-// kMaxPairGuard guard strings (more would cost more to check than the merge).  Let R be the
-// highest rank of those merges, and call a symbol of that process a left part when it
-// starts where the character starts (its first byte, ..., its first symbol) and a right
-// part when it ends where it ends.  Starting with its symbols is exact when, in this word:
+// bytes that merge (about half the merges of a new English word) and, in plain words (not
+// ByteLevel: SentencePiece-style, a symbol per character), two characters that merge -- the
+// pairs when they have at most kMaxPairGuard guard strings (more would cost more to check
+// than the merge).  Let R be the highest rank of those merges, and call a symbol of that
+// process a left part when it starts where the character starts (its first byte, ..., its
+// first symbol) and a right part when it ends where it ends.  Starting with its symbols is
+// exact when, in this word:
 //   (L) no merge (X, P) of rank <= R has a left part P and an X that the text before the
 //       character ends with;
 //   (R) no merge (P, Y) of rank <= R has a right part P and a Y that the text after it
@@ -36,9 +38,11 @@
 //   - One character at a time, left to right: each step keeps the ids, and (L) and (R) are
 //     about the text, so they hold whatever the other characters start as.
 // X and Y are checked against the word's bytes (a merge of tokens the text does not hold
-// there cannot take place), which leaves nearly every character of Chinese text whole:
-// llama-3's guards are mostly "a space before it" (its "Ġ" + lead byte merges).  Only
-// 2- and 3-byte characters whose bytes merge at all; a 4-byte one (an emoji) stays bytes.
+// there cannot take place: every symbol is the text it covers -- in plain words that needs
+// no merge of a <0xXX> or unk token, Bpe's condition for building them), which leaves
+// nearly every character of Chinese text whole: llama-3's guards are mostly "a space
+// before it" (its "Ġ" + lead byte merges).  Only 2- and 3-byte characters whose bytes
+// merge at all; a 4-byte one (an emoji) stays bytes.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -51,11 +55,36 @@ namespace tagpipe {
 
 class CharMerges {
  public:
-  // merges: the model's, by rank (the table built from them); byte_id[b]: the id of byte
-  // b's ByteLevel character (all known); byte_vocab: the ByteLevel strings by their bytes.
-  void build(const std::vector<BpeMerge>& merges, const MergeTable& table, const uint32_t byte_id[256],
-             const StringTable& byte_vocab);
+  // merges: the model's, by rank (the table built from them).  ByteLevel words: byte_id[b]
+  // is the id of byte b's ByteLevel character (all known), `strings` the ByteLevel strings
+  // by their bytes.  Plain words (byte_id null): `strings` is the vocabulary, and the units
+  // are two characters that are tokens and merge.
+  void build(const std::vector<BpeMerge>& merges, const MergeTable& table, const StringTable& strings,
+             const uint32_t* byte_id);
   bool empty() const { return chars_.empty(); }
+  bool plain_empty() const { return plain_.empty(); }
+  // A plain word s[0..n) as ids[0..count), symbol i at s[at[i]..at[i + 1]) (at[count] = n):
+  // each two that are a unit's, left to right, become its token where that is exact here.
+  void pair_up(const uint8_t* s, uint32_t n, const uint32_t* at, uint32_t* ids, uint32_t& count) const {
+    uint32_t out = 0;
+    for (uint32_t i = 0; i < count;) {
+      const uint64_t key = i + 1 < count ? uint64_t(ids[i]) << 32 | ids[i + 1] : kNoPair;
+      const uint32_t f = plain_bit(key);
+      if (key != kNoPair && ((plain_filter_[f >> 6] >> (f & 63)) & 1)) {
+        size_t k = plain_index(key);
+        while (plain_[k].key != kNoPair && plain_[k].key != key) k = (k + 1) & (plain_.size() - 1);
+        const Char& c = plain_[k].c;
+        if (plain_[k].key == key && guard_ok(guards_[c.left], s, at[i], true) &&
+            guard_ok(guards_[c.right], s + at[i + 2], n - at[i + 2], false)) {
+          ids[out++] = c.token[0];
+          i += 2;
+          continue;
+        }
+      }
+      ids[out++] = ids[i++];
+    }
+    count = out;
+  }
   // The initial symbols of the ByteLevel word s[0..n) into ids, left to right: a whole
   // character's symbols, or two ASCII bytes' token, where that is exact here, else a byte's
   // id.  false when there are more than cap.
@@ -125,6 +154,18 @@ class CharMerges {
   }
 
   static constexpr size_t kMaxPairGuard = 16;  // strings, left and right
+  static constexpr uint64_t kNoPair = ~uint64_t(0);
+  struct PlainSlot {
+    uint64_t key = kNoPair;  // left id << 32 | right id
+    Char c;
+  };
+  size_t plain_index(uint64_t key) const { return size_t((key * 0x9E3779B97F4A7C15ULL) >> 40) & (plain_.size() - 1); }
+  // A bit per key hash, in L1: most pairs of a word are no unit, and gemma's 10,710 units
+  // take a megabyte of slots that a probe for one of them would wait for.
+  static constexpr uint32_t kFilterBits = 1 << 16;
+  static uint32_t plain_bit(uint64_t key) { return uint32_t((key * 0xD6E8FEB86659FD93ULL) >> 48); }
+  std::vector<PlainSlot> plain_;  // plain words' units, open addressing
+  std::vector<uint64_t> plain_filter_;
   std::vector<Char> chars_;  // by code point, U+0000..U+FFFF
   std::vector<Char> pairs_;  // two ASCII bytes, by (first << 7 | second)
   std::vector<Guard> guards_;
