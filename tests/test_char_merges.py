@@ -135,31 +135,15 @@ ALPHABET = ["é", "ü", "中", "文", "ж", "a", "b", "c", " ", "\n", "€"]
 
 
 @st.composite
-def char_vocabularies(draw):
-    """A ByteLevel vocabulary with random merges over the ALPHABET's bytes -- inside its
-    characters, across them, and onto tokens that later merges make -- in a random order."""
+def random_merges(draw, base: list[str], longest: int):
+    """Random merges over the symbols `base` -- inside characters, across them, and onto
+    tokens that later merges make -- in a random order."""
     rng = random.Random(draw(st.integers(0, 2**32 - 1)))
-    have = sorted({c for ch in ALPHABET for c in mapped(ch)})
+    have = list(base)
     made, merges = set(), []
     for _ in range(rng.randint(5, 60)):
         a, b = rng.choice(have), rng.choice(have)
-        if a + b not in made and len(a + b) <= 8:
-            merges.append((a, b))
-            made.add(a + b)
-            have.append(a + b)
-    rng.shuffle(merges)
-    return merges
-
-
-@st.composite
-def plain_vocabularies(draw):
-    """The same over the ALPHABET's characters, each a token (no ByteLevel)."""
-    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
-    have = list(ALPHABET)
-    made, merges = set(), []
-    for _ in range(rng.randint(5, 60)):
-        a, b = rng.choice(have), rng.choice(have)
-        if a + b not in made and len(a + b) <= 6:
+        if a + b not in made and len(a + b) <= longest:
             merges.append((a, b))
             made.add(a + b)
             have.append(a + b)
@@ -168,29 +152,26 @@ def plain_vocabularies(draw):
 
 
 TEXTS = st.lists(st.text(st.sampled_from(ALPHABET), max_size=40), min_size=1, max_size=20)
+BYTES_OF_ALPHABET = sorted({c for ch in ALPHABET for c in mapped(ch)})
 
 
-@HYPOTHESIS
-@given(merges=plain_vocabularies(), texts=TEXTS)
-def test_pairs_in_plain_words_give_the_oracles_ids(merges, texts):
-    text_json = plain_json(merges, ALPHABET)
-    oracle = tokenizers.Tokenizer.from_str(text_json)
-    with tagpipe.delegation_disabled():
-        tok = tagpipe.Tokenizer.from_str(text_json)
-    texts = texts + ["".join(texts)]
-    report = Report("plain-pairs", tok, oracle, tok)
-    run_and_compare(report, tok, texts, False, native=True, nfc=None, do_shrink=False)
-    report.check()
-
-
-@HYPOTHESIS
-@given(merges=char_vocabularies(), texts=TEXTS)
-def test_whole_characters_give_the_oracles_ids(merges, texts):
-    text_json = byte_level_json(merges)
+def check_with_the_oracle(name: str, text_json: str, texts: list[str]):
     oracle = tokenizers.Tokenizer.from_str(text_json)
     with tagpipe.delegation_disabled():
         tok = tagpipe.Tokenizer.from_str(text_json)
     texts = texts + ["".join(texts)]  # (and one word longer than the small path's 16 symbols)
-    report = Report("char-merges", tok, oracle, tok)
+    report = Report(name, tok, oracle, tok)
     run_and_compare(report, tok, texts, False, native=True, nfc=None, do_shrink=False)
     report.check()
+
+
+@HYPOTHESIS
+@given(merges=random_merges(ALPHABET, 6), texts=TEXTS)
+def test_pairs_in_plain_words_give_the_oracles_ids(merges, texts):
+    check_with_the_oracle("plain-pairs", plain_json(merges, ALPHABET), texts)
+
+
+@HYPOTHESIS
+@given(merges=random_merges(BYTES_OF_ALPHABET, 8), texts=TEXTS)
+def test_whole_characters_give_the_oracles_ids(merges, texts):
+    check_with_the_oracle("char-merges", byte_level_json(merges), texts)
