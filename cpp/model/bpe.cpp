@@ -597,28 +597,25 @@ void Bpe::encode_merges(const uint8_t* s, uint32_t n, bool byte_mapped, std::vec
     }
     sc.symbols.clear();
   }
-  if (byte_mapped && simple_bytes_ && !duplicate_ids_ && !chars_.empty()) {  // a long ByteLevel word
-    uint32_t m = 0;
-    sc.initial.resize(n);
-    chars_.symbols(s, n, byte_char_id_[1][0], sc.initial.data(), n, m);
-    sc.symbols.resize(m);
-    for (uint32_t i = 0; i < m; i++) sc.symbols[i] = {sc.initial[i], int32_t(i) - 1, int32_t(i) + 1, true};
-    merge_large(sc, out);
-    return;
-  }
   if (byte_mapped && simple_bytes_ && !duplicate_ids_) {  // a long ByteLevel word
-    sc.symbols.resize(n);
+    // Its initial symbols: units where chars_ is built (then every byte is a token), else bytes.
+    uint32_t m = n;
     bool all_known = true;
-    for (uint32_t i = 0; i < n; i++) {
-      const uint32_t id = byte_char_id_[1][0][s[i]];
-      all_known &= id != kMissing;
-      sc.symbols[i] = {id, int32_t(i) - 1, int32_t(i) + 1, true};
+    sc.initial.resize(n);
+    if (!chars_.empty()) {
+      chars_.symbols(s, n, byte_char_id_[1][0], sc.initial.data(), n, m);
+    } else {
+      for (uint32_t i = 0; i < n; i++) {
+        sc.initial[i] = byte_char_id_[1][0][s[i]];
+        all_known &= sc.initial[i] != kMissing;
+      }
     }
     if (all_known) {
+      sc.symbols.resize(m);
+      for (uint32_t i = 0; i < m; i++) sc.symbols[i] = {sc.initial[i], int32_t(i) - 1, int32_t(i) + 1, true};
       merge_large(sc, out);
       return;
     }
-    sc.symbols.clear();
   }
   uint32_t pending_unk = kMissing;
   for (uint32_t i = 0; i < n;) {

@@ -102,10 +102,6 @@ void CharMerges::build(const std::vector<BpeMerge>& merges, const MergeTable& ta
     }
     if (now.size() == parts.size() || now.size() > 2) return;  // (no merge: as it started)
     for (Part& p : parts) p.id = number(p.id);  // (now: the real ids, for the symbols)
-    size_t covered = 0;
-    for (const Part& p : parts)
-      for (const Part& q : now) covered += p.begin == q.begin && p.end == q.end ? text[p.id].size() : 0;
-    if (covered != len) return;  // (a symbol is not the string of its bytes: shared ids)
     // (L): the X of a merge (X, P), P a left part, rank <= R; (R): the Y of (P, Y).  An X
     // or Y that is none of `strings` is never a symbol of a word here.
     xs.clear(), ys.clear();
