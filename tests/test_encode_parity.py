@@ -1017,13 +1017,17 @@ def synthetic_cases() -> list[Synthetic]:
     # (Results that start or end at a one-byte character next to a longer one -- "éa", "x文",
     # "文é" -- bridge the boundary by a signature with an end: bridge_cuts.h skips those
     # signatures only where a result cannot start or end, inside a character.)
+    # ("字", "符"): a result of two CJK characters, so 字|符 stays whole while 符|字 is cut
+    # before any probe -- no result has a character after 符 (the code-point bits of
+    # bridge_cuts.h; read the wrong way round they would cut 字|符 too).
     plain_merges = [("a", "é"), ("x", "x"), ("▁", "x"), ("a", "b"), ("▁", "a"), ("é", "a"), ("x", "文"),
-                    ("文", "é")]
+                    ("文", "é"), ("字", "符")]
     plain_texts = ["x" * 12 + "aé" + "y" * 12, "x" * 12 + "中文" + "y" * 12, "x" * 12 + "a中b" + "y" * 12,
                    "é" * 8 + "中" * 6 + "aé" * 4, "ab" * 9 + "中" + "ab" * 9, "😀" * 5 + "x" * 9 + "文😀é",
                    "xxxxxxxx aéaéaéaéaéaé 中文中文中文中文中文 abababababab", "éa" * 10, "y" + "éa" * 9 + "y",
-                   "x文" * 8, "文é" * 7 + "a", "yx文éa" * 5, "文" * 9 + "é" + "a" * 6, "b" * 9 + "x文" + "éé"]
-    plain_base = ["<unk>"] + ["▁"] + LETTERS + ["é", "文"]
+                   "x文" * 8, "文é" * 7 + "a", "yx文éa" * 5, "文" * 9 + "é" + "a" * 6, "b" * 9 + "x文" + "éé",
+                   "字符" * 9, "符" + "字符" * 8 + "字", "x" * 12 + "字符" + "y" * 12, "字文符字符é字" * 3]
+    plain_base = ["<unk>"] + ["▁"] + LETTERS + ["é", "文", "字", "符"]
     for label, extra, kw in [("byte_fallback", BYTE_TOKENS, dict(unk="<unk>", byte_fallback=True)),
                              ("unk_fused", [], dict(unk="<unk>", fuse_unk=True)),
                              ("unk_unfused", [], dict(unk="<unk>", fuse_unk=False)),
@@ -1084,13 +1088,15 @@ def test_synthetic_tokenizer(case):
     report.check()
 
 
-@pytest.mark.parametrize("layout", ["affine", "packed", "ranked"])
+@pytest.mark.parametrize("layout", ["affine", "packed", "quotient", "wide"])
 def test_merge_table_layouts(layout):
-    """The merge table's slot layouts (cpp/model/merge_table.h), each from a vocabulary whose ids
-    force it: results in merge order (affine); shuffled ids (packed: pair, rank and result in 64
-    bits); ids up to 2^22 (ranked: 2 * 22 + 22 bits of ids do not fit with the rank, the pair and
-    rank do -- the result is read by rank only for the merge made).  Many merges, so that words
-    have several candidate pairs at once, against the oracle."""
+    """The merge table's slot forms (cpp/model/merge_table.h), each from a vocabulary whose ids
+    force it: results in merge order (affine: no result stored); shuffled ids (packed: pair,
+    rank and result would fit 64 bits even whole); ids up to 2^20 (quotient: 40 + 9 + 20 bits
+    do not fit, the 30-bit quotient of the pair does, with a 5-bit distance); ids up to 2^22
+    (wide: not even the quotient fits, 16-byte slots).  Many merges, so that words have
+    several candidate pairs at once, against the oracle.  (The self-test checks which form
+    each of its shapes gets.)"""
     rng = random.Random(f"layouts:{layout}")
     base = list("abcdefgh")
     merges, have = [], set(base)
@@ -1103,8 +1109,8 @@ def test_merge_table_layouts(layout):
     ids = list(range(len(tokens)))
     if layout != "affine":
         rng.shuffle(ids)
-    if layout == "ranked":
-        ids = [i * ((1 << 22) // len(tokens)) + 1 for i in ids]
+    if layout in ("quotient", "wide"):
+        ids = [i * ((1 << (20 if layout == "quotient" else 22)) // len(tokens)) + 1 for i in ids]
     vocab = dict(zip(tokens, ids))
     text_json = bpe_json(vocab, merges, pre=WHITESPACE)
     oracle = tokenizers.Tokenizer.from_str(text_json)

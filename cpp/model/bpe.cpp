@@ -23,8 +23,6 @@ void append_utf8(uint32_t cp, std::string& out) {
   }
 }
 
-uint32_t utf8_length(uint8_t lead) { return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4; }
-
 }  // namespace
 
 Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions options)
@@ -220,10 +218,8 @@ std::string Bpe::cut_rule(bool byte_mapped) const {
 
 // A plain piece's character at s[0..len) is its own vocabulary token (not unk, not bytes).
 bool Bpe::known_char(const uint8_t* s, uint32_t len) const {
-  if (len > 3) return false;  // (outside the BMP: counted as unknown -- a cut needs less)
-  uint32_t cp = len == 1 ? s[0] : s[0] & (0xFF >> (len + 1));
-  for (uint32_t k = 1; k < len; k++) cp = (cp << 6) | (s[k] & 0x3F);
-  return bmp_id_[cp] != kMissing;
+  const uint32_t cp = bmp_code_point(s, len, len);  // (outside the BMP: counted as unknown -- a cut needs less)
+  return cp != kNotBmp && bmp_id_[cp] != kMissing;
 }
 
 bool Bpe::cuts(const uint8_t* s, uint32_t n, uint64_t h, bool byte_mapped, std::vector<uint32_t>& at) const {
@@ -235,7 +231,7 @@ bool Bpe::cuts(const uint8_t* s, uint32_t n, uint64_t h, bool byte_mapped, std::
     if ((s[p] & 0xC0) == 0x80) continue;  // (before a character's first byte only)
     // An unk waits for the next known character (byte-fallback bytes go before it; with
     // fuse_unk the next unk joins it): never a cut between two unknown characters.
-    const bool cut = !c.bridges.bridged(s, n, p) &&
+    const bool cut = !c.bridges.bridged(s, n, prev, p) &&
                      !(c.unk_waits && !known_char(s + prev, p - prev) && !known_char(s + p, std::min(utf8_length(s[p]), n - p)));
     if (cut) at.push_back(p);
     prev = p;
@@ -371,7 +367,7 @@ void Bpe::small_start(SmallWord& w, const uint32_t* ids, uint32_t n) const {
 bool Bpe::small_step(SmallWord& w) const {
   for (uint32_t b = w.stale; b; b &= b - 1) {  // the pairs the last merge formed (prefetched then)
     const uint32_t i = uint32_t(__builtin_ctz(b)), after = w.next[i];
-    if (after >= kScanMax || !merges_.find_rank(w.id[i], w.id[after], w.rank[i], w.result[i])) w.rank[i] = UINT32_MAX;
+    if (after >= kScanMax || !merges_.find(w.id[i], w.id[after], w.rank[i], w.result[i])) w.rank[i] = UINT32_MAX;
   }
   w.stale = 0;
   uint32_t best = 0, best_rank = UINT32_MAX;
@@ -382,7 +378,7 @@ bool Bpe::small_step(SmallWord& w) const {
   }
   if (best_rank == UINT32_MAX) return true;
   const uint32_t gone = w.next[best];
-  w.id[best] = merges_.result_of(best_rank, w.result[best]);
+  w.id[best] = w.result[best];
   w.next[best] = w.next[gone];
   w.rank[gone] = UINT32_MAX;
   const uint32_t after = w.next[best], before = w.prev[best];
@@ -430,7 +426,7 @@ void Bpe::merge_large(BpeScratch& sc, std::vector<uint32_t>& out) const {
   auto pair_key = [&](uint32_t i) -> uint64_t {
     const int32_t next = sym[i].next;
     uint32_t rank;
-    if (next >= int32_t(n) || !merges_.find_rank(sym[i].id, sym[next].id, rank, sc.result[i])) return kNone;
+    if (next >= int32_t(n) || !merges_.find(sym[i].id, sym[next].id, rank, sc.result[i])) return kNone;
     return (uint64_t(rank) << 32) | i;
   };
   for (uint32_t i = 0; i + 1 < n; i++) merges_.prefetch(sym[i].id, sym[i + 1].id);
@@ -440,7 +436,7 @@ void Bpe::merge_large(BpeScratch& sc, std::vector<uint32_t>& out) const {
     const uint32_t best = uint32_t(tree[1]);
     BpeScratch::Symbol& left = sym[best];
     const uint32_t gone = uint32_t(left.next);
-    left.id = merges_.result_of(uint32_t(tree[1] >> 32), sc.result[best]);
+    left.id = sc.result[best];
     left.next = sym[gone].next;
     sym[gone].alive = false;
     set(gone, kNone);
@@ -468,9 +464,8 @@ uint32_t Bpe::whole_piece(const uint8_t* s, uint32_t n, uint64_t h, bool byte_ma
 // <0xXX> tokens when it has none and byte_fallback has them all; false when neither
 // (no unk can be pending here: that case takes the general path).
 bool Bpe::bmp_symbol(const uint8_t* c, uint32_t len, uint32_t left, uint32_t& id, bool& bytes) const {
-  if (len > 3 || len > left) return false;
-  uint32_t cp = len == 1 ? c[0] : c[0] & (0xFF >> (len + 1));
-  for (uint32_t k = 1; k < len; k++) cp = (cp << 6) | (c[k] & 0x3F);
+  const uint32_t cp = bmp_code_point(c, len, left);
+  if (cp == kNotBmp) return false;
   id = bmp_id_[cp];
   bytes = id == kMissing && opt_.byte_fallback && byte_fallback_ok(c, len);
   return id != kMissing || bytes;

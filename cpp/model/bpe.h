@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/utf8.h"
 #include "model/bridge_cuts.h"
 #include "model/char_merges.h"
 #include "model/merge_table.h"

@@ -1,18 +1,20 @@
 // The merge table of a BPE: (left id, right id) -> (rank, result id).
 //
-// Open addressing with Fibonacci hashing (one multiply, the table index from the top bits)
-// at most half full.  A lookup is on the critical path of every merge (the next pair's key
-// is the merged id), so the slots are as small as they can be -- more of the table stays in
-// the CPU's caches -- and the result comes out of the slot where it fits:
-//   - affine: every merge's result is its rank plus one constant (GPT-2, o200k, qwen,
-//     deepseek: the vocabulary lists merges in rank order) -- a slot is the pair above
-//     the rank, and the result is computed;
-//   - packed: pair, rank and result fit one 64-bit word together (llama-2, mistral);
-//   - ranked: pair and rank fit one 64-bit word, the result does not (llama-3, gemma) --
-//     the result is read from a rank-indexed array, and only for the merge that is made:
-//     find_rank() starts that read (a prefetch) and result_of() takes it when the pair is
-//     chosen, by then loaded.  (The 16-byte slots this replaced made gemma's table 16 MiB.)
-//   - wide: 16-byte slots holding all three, when not even pair and rank fit.
+// Open addressing at most half full, linear probing.  A lookup is on the critical path of
+// every merge (the next pair's key is the merged id), so a slot is one 64-bit word holding
+// the pair, its rank and its result -- one cache line per lookup, and as much of the table
+// in the CPU's caches as can be.  (gemma-3: 18-bit ids, so a 36-bit pair, and 19-bit ranks.)
+//   - Quotienting: the pair's hash h = pair * odd constant mod 2^K (K = the pair's bits) is
+//     a bijection, and the slot index is h's top B bits (2^B slots), so a slot keeps only
+//     h's low K - B bits (the quotient) and its distance past its home slot: index, quotient
+//     and distance give back the pair.  gemma-3: 16 bits of quotient, not 36.
+//   - Affine: every merge's result is its rank plus one constant (GPT-2, o200k, qwen,
+//     deepseek: the vocabulary lists merges in rank order) -- no result is stored.
+//   - Otherwise the result is stored: llama-2, llama-3, gemma-3 (16 + 19 + 18 bits of
+//     quotient, rank and result, leaving 11 for the distance).
+// When they do not fit, or a run of full slots outgrows the distance's bits: 16-byte slots
+// ("wide").  (Before quotienting, llama-3's and gemma-3's results lived in an array by rank:
+// a second read per merge.)
 // A merge listed twice keeps its last rank (the oracle builds a HashMap).
 #pragma once
 #include <algorithm>
@@ -33,63 +35,60 @@ class MergeTable {
     uint32_t max_id = 0;
     for (const BpeMerge& m : merges) max_id = std::max({max_id, m.left, m.right, m.result});
     id_bits_ = bits_for(max_id);
-    const int rank_bits = bits_for(uint32_t(merges.size()));  // (a rank is never all ones)
+    const int rank_bits = bits_for(uint32_t(merges.size()));  // (a rank is never all ones: no full slot is kEmpty)
     affine_ = !merges.empty();
     delta_ = merges.empty() ? 0 : int64_t(merges[0].result);
     for (uint32_t rank = 0; rank < merges.size() && affine_; rank++)
       affine_ = int64_t(merges[rank].result) - rank == delta_;
     result_bits_ = affine_ ? 0 : id_bits_;
-    if (2 * id_bits_ + rank_bits + result_bits_ > 64 && 2 * id_bits_ + rank_bits <= 64) {
-      ranked_ = true;
-      result_bits_ = 0;
-      results_.resize(merges.size());
-      for (uint32_t rank = 0; rank < merges.size(); rank++) results_[rank] = merges[rank].result;
-    }
-    compact_ = 2 * id_bits_ + rank_bits + result_bits_ <= 64;
-    low_bits_ = rank_bits + result_bits_;
+    int slot_bits = 4;
+    while ((size_t(1) << slot_bits) < merges.size() * 2) slot_bits++;
+    mask_ = (size_t(1) << slot_bits) - 1;
+    const int key_bits = std::max(2 * id_bits_, slot_bits);  // (a bijection on 2^key_bits still maps every pair)
+    key_mask_ = key_bits == 64 ? ~uint64_t(0) : (uint64_t(1) << key_bits) - 1;
+    quotient_bits_ = key_bits - slot_bits;
+    quotient_mask_ = (uint64_t(1) << quotient_bits_) - 1;  // (quotient_bits_ <= 32 + 32 - 4)
+    shift_distance_ = rank_bits + result_bits_;
+    distance_bits_ = 64 - quotient_bits_ - shift_distance_;
     rank_mask_ = uint32_t((uint64_t(1) << rank_bits) - 1);
     result_mask_ = uint32_t((uint64_t(1) << result_bits_) - 1);
-    size_t cap = 16;
-    shift_ = 60;
-    while (cap < merges.size() * 2) cap *= 2, shift_--;
-    mask_ = cap - 1;
-    if (compact_) slots_.assign(cap, kEmpty);
-    else wide_.assign(cap, Wide{kEmpty, 0, 0});
+    if (distance_bits_ >= 4) {
+      max_distance_ = (uint64_t(1) << std::min(distance_bits_, 32)) - 1;
+      slots_.assign(mask_ + 1, kEmpty);
+      compact_ = true;
+      for (uint32_t rank = 0; rank < merges.size() && compact_; rank++) compact_ = put_compact(merges[rank], rank);
+      // A lookup walks at most one run of full slots: if every run is shorter than the
+      // distances the field holds, no walk's tag + d can carry into the quotient.
+      if (compact_ && longest_run() <= max_distance_) return;
+      compact_ = false;
+      slots_.reset(0);
+    }
+    wide_.assign(mask_ + 1, Wide{kEmpty, 0, 0});
     for (uint32_t rank = 0; rank < merges.size(); rank++) {
       const BpeMerge& m = merges[rank];
       const uint64_t key = pair_key(m.left, m.right);
-      size_t i = index(key);
-      if (compact_) {
-        while (slots_[i] != kEmpty && (slots_[i] >> low_bits_) != key) i = (i + 1) & mask_;
-        slots_[i] = (key << low_bits_) | (uint64_t(rank) << result_bits_) | (result_bits_ ? m.result : 0);
-      } else {
-        while (wide_[i].key != kEmpty && wide_[i].key != key) i = (i + 1) & mask_;
-        wide_[i] = Wide{key, rank, m.result};
-      }
+      size_t i = home(hash(key));
+      while (wide_[i].key != kEmpty && wide_[i].key != key) i = (i + 1) & mask_;
+      wide_[i] = Wide{key, rank, m.result};
     }
   }
 
   // Whether left + right merge; if so their rank and the merged id.
   bool find(uint32_t left, uint32_t right, uint32_t& rank, uint32_t& result) const {
-    if (!find_rank(left, right, rank, result)) return false;
-    result = result_of(rank, result);
-    return true;
-  }
-  // find() for a pair that may not be merged: `result` is what result_of(rank, result)
-  // turns into the merged id (ranked: a prefetch of it has started).
-  bool find_rank(uint32_t left, uint32_t right, uint32_t& rank, uint32_t& result) const {
-    const uint64_t key = pair_key(left, right);
-    size_t i = index(key);
+    const uint64_t h = hash(pair_key(left, right));
+    size_t i = home(h);
     if (__builtin_expect(compact_, 1)) {
-      for (uint64_t s; (s = slots_[i]) != kEmpty; i = (i + 1) & mask_)
-        if ((s >> low_bits_) == key) {
+      // The slot's tag (quotient, distance) for this pair at distance d is tag + d.
+      uint64_t tag = (h & quotient_mask_) << distance_bits_;
+      for (uint64_t s; (s = slots_[i]) != kEmpty; i = (i + 1) & mask_, tag++)
+        if ((s >> shift_distance_) == tag) {
           rank = uint32_t(s >> result_bits_) & rank_mask_;
           result = affine_ ? uint32_t(int64_t(rank) + delta_) : uint32_t(s) & result_mask_;
-          if (ranked_) __builtin_prefetch(&results_[rank]);
           return true;
         }
       return false;
     }
+    const uint64_t key = pair_key(left, right);
     for (;; i = (i + 1) & mask_) {
       const Wide& w = wide_[i];
       if (w.key == key) {
@@ -99,10 +98,11 @@ class MergeTable {
       if (w.key == kEmpty) return false;
     }
   }
-  uint32_t result_of(uint32_t rank, uint32_t result) const { return ranked_ ? results_[rank] : result; }
+
+  bool compact() const { return compact_; }  // (64-bit slots, not 16-byte ones)
 
   void prefetch(uint32_t left, uint32_t right) const {
-    const size_t i = index(pair_key(left, right));
+    const size_t i = home(hash(pair_key(left, right)));
     if (compact_) __builtin_prefetch(&slots_[i]);
     else __builtin_prefetch(&wide_[i]);
   }
@@ -119,16 +119,46 @@ class MergeTable {
     return b;
   }
   uint64_t pair_key(uint32_t left, uint32_t right) const { return (uint64_t(left) << id_bits_) | right; }
-  size_t index(uint64_t key) const { return size_t((key * 0x9E3779B97F4A7C15ULL) >> shift_) & mask_; }
+  // Fibonacci hashing within the pair's bits (K): multiplying by an odd constant mod 2^K is
+  // invertible, and the top bits of the product depend on every bit of the pair.  (Every
+  // lookup's address waits for this: keep it to a multiply, an and and a shift -- computing
+  // the masks here made fresh llama-3 English 15% slower.)
+  uint64_t hash(uint64_t key) const { return (key * 0x9E3779B97F4A7C15ULL) & key_mask_; }
+  size_t home(uint64_t h) const { return size_t(h >> quotient_bits_); }
 
-  int id_bits_ = 32, low_bits_ = 0, result_bits_ = 0, shift_ = 60;
+  bool put_compact(const BpeMerge& m, uint32_t rank) {
+    const uint64_t h = hash(pair_key(m.left, m.right));
+    const uint64_t quotient = (h & quotient_mask_) << distance_bits_;
+    const uint64_t low = (uint64_t(rank) << result_bits_) | (result_bits_ ? m.result : 0);
+    size_t i = home(h);
+    for (uint64_t d = 0; d <= max_distance_; d++, i = (i + 1) & mask_) {
+      const uint64_t s = slots_[i];
+      if (s == kEmpty || (s >> shift_distance_) == (quotient | d)) {
+        slots_[i] = ((quotient | d) << shift_distance_) | low;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  uint64_t longest_run() const {  // of full slots, around the end too
+    uint64_t longest = 0, run = 0;
+    for (size_t k = 0; k < 2 * (mask_ + 1); k++) {
+      run = slots_[k & mask_] == kEmpty ? 0 : run + 1;
+      longest = std::max(longest, run);
+    }
+    return longest;
+  }
+
+  int id_bits_ = 32, quotient_bits_ = 0, shift_distance_ = 0, distance_bits_ = 0, result_bits_ = 0;
+  uint64_t key_mask_ = 0, quotient_mask_ = 0;
   uint32_t rank_mask_ = 0, result_mask_ = 0;
+  uint64_t max_distance_ = 0;
   int64_t delta_ = 0;
-  bool affine_ = false, compact_ = false, ranked_ = false;
+  bool affine_ = false, compact_ = false;
   size_t mask_ = 0;
   HugeTable<uint64_t> slots_;
   HugeTable<Wide> wide_;
-  std::vector<uint32_t> results_;  // ranked: the result of each rank
 };
 
 }  // namespace tagpipe

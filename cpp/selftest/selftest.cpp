@@ -10,6 +10,7 @@
 //   tagpipe_selftest [--quick]     --quick: fewer offsets/iterations (for emulators)
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "dispatch/kernels.h"
 #include "fsm/patterns.h"
 #include "fsm/runs.h"
+#include "model/merge_table.h"
 #include "pretok/fold.h"
 #include "replace/replace.h"
 #include "window/window.h"
@@ -320,6 +322,48 @@ void check_patterns(const kernels::Kernel& k, bool quick) {
   }
 }
 
+// -- the BPE merge table (model/merge_table.h) against a map, in each of its slot forms ---
+
+void check_merge_table(bool quick) {
+  struct Shape {
+    const char* name;
+    uint32_t max_id, merges;
+    bool affine;
+  };
+  // 64-bit slots with the result (llama-2), without it (GPT-2), ids so large that only the
+  // 16-byte slots hold them, and a table of few slots.
+  for (const Shape& shape : {Shape{"packed", 32000, 30000, false}, Shape{"affine", 50257, 50000, true},
+                             Shape{"wide", 0x7FFFFFF0u, 20000, false}, Shape{"small", 40, 9, false}}) {
+    std::mt19937_64 rng(7);
+    std::vector<BpeMerge> merges;
+    std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, uint32_t>> want;  // pair -> (rank, result)
+    const uint32_t count = quick ? std::min(shape.merges, 5000u) : shape.merges;
+    for (uint32_t rank = 0; rank < count; rank++) {
+      BpeMerge m{uint32_t(rng() % shape.max_id), uint32_t(rng() % shape.max_id),
+                 shape.affine ? rank + 256 : uint32_t(rng() % shape.max_id)};
+      if (rank % 97 == 3 && !merges.empty()) m.left = merges[rank / 2].left, m.right = merges[rank / 2].right;  // listed twice
+      merges.push_back(m);
+      want[{m.left, m.right}] = {rank, m.result};  // (the last rank wins)
+    }
+    const MergeTable table(merges);
+    int failures = 0;
+    auto expect = [&](uint32_t left, uint32_t right) {
+      const auto it = want.find({left, right});
+      uint32_t rank = 0, result = 0;
+      const bool found = table.find(left, right, rank, result);
+      if (found != (it != want.end()) || (found && (rank != it->second.first || result != it->second.second)))
+        failures++;
+    };
+    for (const BpeMerge& m : merges) expect(m.left, m.right);
+    for (int k = 0; k < 200000; k++) expect(uint32_t(rng() % shape.max_id), uint32_t(rng() % shape.max_id));
+    const bool wide = std::strcmp(shape.name, "wide") == 0;
+    const bool ok = failures == 0 && table.compact() != wide;
+    std::printf("[-] merge_table %-8s %u merges %s%s\n", shape.name, count, ok ? "ok" : "FAILED",
+                table.compact() == wide ? " (wrong slot form)" : "");
+    (ok ? g_passed : g_failed)++;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -336,6 +380,7 @@ int main(int argc, char** argv) {
     }
     check_patterns(*k, quick);  // the block machines read the active kernel's window
   }
+  check_merge_table(quick);
   std::printf("%d passed, %d failed\n", g_passed, g_failed);
   return g_failed ? 1 : 0;
 }

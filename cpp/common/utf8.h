@@ -1,0 +1,21 @@
+// Small UTF-8 helpers for text that is valid UTF-8 (Python str, and what the normalizers
+// make of it): a character's length from its lead byte, and a BMP character's code point.
+#pragma once
+#include <cstdint>
+
+namespace tagpipe {
+
+inline constexpr uint32_t kNotBmp = ~uint32_t(0);
+
+inline uint32_t utf8_length(uint8_t lead) { return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4; }
+
+// The code point of the character c[0..len) (len from its lead byte), or kNotBmp when it
+// has four bytes or runs past `left` bytes.
+inline uint32_t bmp_code_point(const uint8_t* c, uint32_t len, uint32_t left) {
+  if (len > 3 || len > left) return kNotBmp;
+  uint32_t cp = len == 1 ? c[0] : c[0] & (0xFF >> (len + 1));
+  for (uint32_t k = 1; k < len; k++) cp = (cp << 6) | (c[k] & 0x3F);
+  return cp;
+}
+
+}  // namespace tagpipe
