@@ -41,6 +41,8 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
+import numpy as np
+
 from tagpipe import _core
 from tagpipe.plan import Step
 
@@ -82,7 +84,8 @@ def metaspace_runs(canon: dict[str, Any], norm_steps: list, pre_stages: list[dic
         if not (model.get("unk_token") in vocab or full_fallback) and any(mark * 2 in t for t in vocab):
             why.append(f"a character the vocabulary lacks is dropped (no unk token, no full byte_fallback) "
                        f"and a piece holds {mark * 2!r}")
-        crossing = [t for t in vocab if _crosses(t, mark)]
+        # (find first, at C speed: nearly every piece has the mark at its start or nowhere)
+        crossing = [t for t in vocab if t.find(mark, 1) > 0 and _crosses(t, mark)]
         if len(crossing) > MAX_GUARDS:
             why.append(f"{len(crossing)} vocabulary pieces hold {mark!r} after another character")
     if why:
@@ -103,23 +106,32 @@ def _crosses(token: str, mark: str) -> bool:
 
 def ascii_cut_pairs(vocab: dict[str, int], byte_fallback: bool) -> bytes:
     """pairs[x * 128 + y] = 1 where a cut between ASCII characters x and y is proven exact
-    (the module docstring): both known, and no vocabulary piece holds x right before y."""
+    (the module docstring): both known, and no vocabulary piece holds x right before y.
+
+    Over all pieces at once (gemma-3's 262k took 0.4 s one by one): their UTF-8 bytes end to
+    end, where two ASCII bytes side by side are two ASCII characters side by side -- except
+    across the end of a piece, which is masked out."""
     byte_token = {f"<0x{b:02X}>": b for b in range(128)}
     known = [chr(c) in vocab or (byte_fallback and f"<0x{c:02X}>" in vocab) for c in range(128)]
-    joined = bytearray(128 * 128)
-    for token in vocab:
-        if token in byte_token:
-            continue
-        for run in _ASCII_RUNS.findall(token):
-            for x, y in zip(run, run[1:]):
-                joined[ord(x) * 128 + ord(y)] = 1
-        # a byte token inside a longer piece: merges do join byte-fallback symbols
-        for m in _BYTE_TOKEN.findall(token):
-            b = int(m, 16)
-            if b < 128:
-                known[b] = known[b] and chr(b) in vocab
-    return bytes(int(known[x] and known[y] and not joined[x * 128 + y]) for x in range(128) for y in range(128))
+    pieces = [t for t in vocab if t not in byte_token]
+    encoded = [t.encode("utf-8", "surrogatepass") for t in pieces]
+    text = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    joined = np.zeros(128 * 128, dtype=bool)
+    if len(text) >= 2:
+        ends = np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)))
+        inside = np.ones(len(text) - 1, dtype=bool)  # (pair i, i + 1 within one piece)
+        inside[ends[(ends >= 1) & (ends < len(text))] - 1] = False
+        x, y = text[:-1], text[1:]
+        both = inside & (x < 128) & (y < 128)
+        joined[x[both].astype(np.int64) * 128 + y[both]] = True
+    # a byte token inside a longer piece: merges do join byte-fallback symbols ("\0" is no
+    # part of the pattern, so no match runs across two pieces)
+    for m in _BYTE_TOKEN.findall("\0".join(pieces)):
+        b = int(m, 16)
+        if b < 128:
+            known[b] = known[b] and chr(b) in vocab
+    ok = np.array(known, dtype=bool)
+    return (ok[:, None] & ok[None, :] & ~joined.reshape(128, 128)).astype(np.uint8).tobytes()
 
 
-_ASCII_RUNS = re.compile(r"[\x00-\x7f]{2,}")
 _BYTE_TOKEN = re.compile(r"<0x([0-9A-F]{2})>")

@@ -240,6 +240,42 @@ def test_pair_cuts_follow_the_vocabulary():
     assert not any(ascii_cut_pairs(vocab, byte_fallback=False)[9 * 128 + y] for y in range(128))
 
 
+def _pairs_one_by_one(vocab: dict[str, int], byte_fallback: bool) -> bytes:
+    """ascii_cut_pairs' definition, piece by piece (the form it had before it went columnar)."""
+    byte_token = {f"<0x{b:02X}>" for b in range(128)}
+    known = [chr(c) in vocab or (byte_fallback and f"<0x{c:02X}>" in vocab) for c in range(128)]
+    joined = bytearray(128 * 128)
+    for token in vocab:
+        if token in byte_token:
+            continue
+        for run in re.findall(r"[\x00-\x7f]{2,}", token):
+            for x, y in zip(run, run[1:]):
+                joined[ord(x) * 128 + ord(y)] = 1
+        for m in re.findall(r"<0x([0-9A-F]{2})>", token):
+            if int(m, 16) < 128:
+                known[int(m, 16)] = known[int(m, 16)] and chr(int(m, 16)) in vocab
+    return bytes(int(known[x] and known[y] and not joined[x * 128 + y]) for x in range(128) for y in range(128))
+
+
+def test_pair_cuts_columnar_equal_one_by_one():
+    """The pieces end to end must not join the last character of one to the first of the
+    next: "a" then "b" is no "ab" (nor "<0x" then "0A>" a byte token); a piece that is only
+    a byte token, an empty piece, NULs, a lone surrogate and non-ASCII between ASCII."""
+    from tagpipe.metaspace import ascii_cut_pairs
+
+    pieces = ["a", "b", "", "<0x", "0A>", "<0x0A>", "\x00", "x\x00y", "<0x0B>", "q<0x0C>", "\ud800z", "é.", ".é,", "€;",
+              MARK, MARK + "k", "<0x09>", "\t"]
+    for fallback in (True, False):
+        for order in (pieces, pieces[::-1], pieces[1:]):
+            vocab = {t: i for i, t in enumerate(order)}
+            assert ascii_cut_pairs(vocab, fallback) == _pairs_one_by_one(vocab, fallback), (order, fallback)
+    if SHARED is not None:
+        for name in ("llama2", "mistral-7b-v0.1", "gemma3", "t5-small"):
+            model = json.loads((SHARED / "tokenizers" / name / "tokenizer.json").read_text())["model"]
+            vocab = model["vocab"] if isinstance(model["vocab"], dict) else {t: i for i, (t, _) in enumerate(model["vocab"])}
+            assert ascii_cut_pairs(vocab, True) == _pairs_one_by_one(vocab, True), name
+
+
 @pytest.mark.parametrize("fuse", [True, False])
 def test_pair_cuts_exact_with_unknown_characters(fuse):
     vocab = [MARK, "<unk>", "a", "b", ".", "a.", MARK + "a", "\n"]
