@@ -38,16 +38,27 @@ size_t utf8_chars(std::string_view s) {
 
 void CharMerges::build(const std::vector<BpeMerge>& merges, const MergeTable& table, const StringTable& strings,
                        const uint32_t* byte_id) {
-  // Ids are any 32-bit values: numbered densely, in the order seen, for the arrays below.
-  std::unordered_map<uint32_t, uint32_t> dense;
+  // Ids are any 32-bit values: numbered densely, in the order seen, for the arrays below --
+  // through an array by id when the ids are small (a hash map took gemma-3's load 0.1 s).
+  uint64_t max_id = 0;
+  size_t count = 0;
+  strings.for_each([&](std::string_view, uint32_t id) { max_id = std::max<uint64_t>(max_id, id), count++; });
+  for (const BpeMerge& m : merges) max_id = std::max<uint64_t>({max_id, m.left, m.right, m.result});
+  const bool direct = max_id < 4 * (count + merges.size()) + 1024;
+  std::vector<uint32_t> by_id(direct ? max_id + 1 : 0, UINT32_MAX);
+  std::unordered_map<uint32_t, uint32_t> by_hash;
   std::vector<std::string_view> text;  // by dense id: its bytes, or empty (not one of `strings`)
+  auto slot = [&](uint32_t id) -> uint32_t& {
+    return direct && id <= max_id ? by_id[id] : by_hash.emplace(id, UINT32_MAX).first->second;
+  };
   strings.for_each([&](std::string_view key, uint32_t id) {
-    if (dense.emplace(id, uint32_t(text.size())).second) text.push_back(key);
+    uint32_t& d = slot(id);
+    if (d == UINT32_MAX) d = uint32_t(text.size()), text.push_back(key);
   });
   auto number = [&](uint32_t id) {  // (an id none of `strings` has: never a symbol here)
-    auto [it, added] = dense.emplace(id, uint32_t(text.size()));
-    if (added) text.emplace_back();
-    return it->second;
+    uint32_t& d = slot(id);
+    if (d == UINT32_MAX) d = uint32_t(text.size()), text.emplace_back();
+    return d;
   };
   std::vector<std::array<uint32_t, 2>> pairs(merges.size());
   for (size_t r = 0; r < merges.size(); r++) pairs[r] = {number(merges[r].left), number(merges[r].right)};
