@@ -1,6 +1,7 @@
 // Small UTF-8 helpers for text that is valid UTF-8 (Python str, and what the normalizers
 // make of it): a character's length from its lead byte, and a BMP character's code point.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 namespace tagpipe {
@@ -8,6 +9,13 @@ namespace tagpipe {
 inline constexpr uint32_t kNotBmp = ~uint32_t(0);
 
 inline uint32_t utf8_length(uint8_t lead) { return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4; }
+
+// The number of characters in s[0..n): its bytes that are not continuation bytes.
+inline size_t utf8_chars(const uint8_t* s, size_t n) {
+  size_t chars = 0;
+  for (size_t i = 0; i < n; i++) chars += (s[i] & 0xC0) != 0x80;
+  return chars;
+}
 
 // The code point of the character c[0..len) (len from its lead byte), or kNotBmp when it
 // has four bytes or runs past `left` bytes.

@@ -6,6 +6,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "common/utf8.h"
+
 namespace tagpipe {
 namespace {
 
@@ -27,12 +29,6 @@ struct ByOperand {
     }
   }
 };
-
-size_t utf8_chars(std::string_view s) {
-  size_t n = 0;
-  for (char c : s) n += (uint8_t(c) & 0xC0) != 0x80;
-  return n;
-}
 
 }  // namespace
 
@@ -140,7 +136,8 @@ void CharMerges::build(const std::vector<BpeMerge>& merges, const MergeTable& ta
       uint32_t rank, result;
       if (!table.find(m.left, m.right, rank, result)) continue;  // (a listed merge; twice: its last rank)
       const std::string_view a = text[number(m.left)], b = text[number(m.right)];
-      if (a.empty() || b.empty() || utf8_chars(a) != 1 || utf8_chars(b) != 1) continue;
+      if (a.empty() || b.empty() || utf8_chars(reinterpret_cast<const uint8_t*>(a.data()), a.size()) != 1 ||
+          utf8_chars(reinterpret_cast<const uint8_t*>(b.data()), b.size()) != 1) continue;
       now = {{m.left, 0, uint32_t(a.size())}, {m.right, uint32_t(a.size()), uint32_t(a.size() + b.size())}};
       Char c;
       unit(uint32_t(a.size() + b.size()), kMaxPairGuard, c);

@@ -3,15 +3,9 @@
 #include <cstdio>
 #include <limits>
 
+#include "common/utf8.h"
+
 namespace tagpipe {
-namespace {
-
-uint32_t char_len(uint8_t lead) {  // the UTF-8 length of a character from its lead byte
-  return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-}
-
-}  // namespace
-
 namespace {
 std::vector<std::pair<std::string_view, uint32_t>> entries_of(const std::vector<std::pair<std::string, double>>& pieces) {
   std::vector<std::pair<std::string_view, uint32_t>> out;
@@ -70,7 +64,7 @@ bool Unigram::encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, P
   uint32_t* node_id = sc.id.data();
   for (uint32_t start = 0; start < n;) {
     const double here = best[start];
-    const uint32_t mblen = char_len(s[start]);
+    const uint32_t mblen = utf8_length(s[start]);
     bool single = false;
     uint32_t node = 0;
     for (uint32_t i = start; i < n; i++) {

@@ -1,5 +1,7 @@
 #include "model/wordpiece.h"
 
+#include "common/utf8.h"
+
 namespace tagpipe {
 
 namespace {
@@ -24,9 +26,7 @@ bool WordPiece::encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids)
     ids.push_back(opt_.unk_id);
     return true;
   };
-  uint64_t chars = 0;
-  for (uint32_t i = 0; i < n; i++) chars += (s[i] & 0xC0) != 0x80;
-  if (chars > opt_.max_chars) return unk();
+  if (utf8_chars(s, n) > opt_.max_chars) return unk();
   // Greedy longest match first.  A vocabulary string is valid UTF-8, so a match always ends
   // on a character boundary, as the oracle's character-by-character shortening does.
   uint32_t start = 0;
