@@ -1017,17 +1017,20 @@ def synthetic_cases() -> list[Synthetic]:
     # (Results that start or end at a one-byte character next to a longer one -- "éa", "x文",
     # "文é" -- bridge the boundary by a signature with an end: bridge_cuts.h skips those
     # signatures only where a result cannot start or end, inside a character.)
-    # ("字", "符"): a result of two CJK characters, so 字|符 stays whole while 符|字 is cut
-    # before any probe -- no result has a character after 符 (the code-point bits of
-    # bridge_cuts.h; read the wrong way round they would cut 字|符 too).
+    # ("п", "р") and ("字", "符"): results of two two-byte and two three-byte characters, so
+    # п|р and 字|符 stay whole while р|п and 符|字 are cut -- by the pair bitmap of
+    # bridge_cuts.h, read the wrong way round it would cut п|р and 字|符 too.  ("d", "符"):
+    # d|符 stays whole, decided by the code-point bits (d is not in the bitmap): nothing has
+    # a character before d or after 符, so read the wrong way round they would cut it.
     plain_merges = [("a", "é"), ("x", "x"), ("▁", "x"), ("a", "b"), ("▁", "a"), ("é", "a"), ("x", "文"),
-                    ("文", "é"), ("字", "符")]
+                    ("文", "é"), ("字", "符"), ("п", "р"), ("d", "符")]
     plain_texts = ["x" * 12 + "aé" + "y" * 12, "x" * 12 + "中文" + "y" * 12, "x" * 12 + "a中b" + "y" * 12,
                    "é" * 8 + "中" * 6 + "aé" * 4, "ab" * 9 + "中" + "ab" * 9, "😀" * 5 + "x" * 9 + "文😀é",
                    "xxxxxxxx aéaéaéaéaéaé 中文中文中文中文中文 abababababab", "éa" * 10, "y" + "éa" * 9 + "y",
                    "x文" * 8, "文é" * 7 + "a", "yx文éa" * 5, "文" * 9 + "é" + "a" * 6, "b" * 9 + "x文" + "éé",
-                   "字符" * 9, "符" + "字符" * 8 + "字", "x" * 12 + "字符" + "y" * 12, "字文符字符é字" * 3]
-    plain_base = ["<unk>"] + ["▁"] + LETTERS + ["é", "文", "字", "符"]
+                   "字符" * 9, "符" + "字符" * 8 + "字", "x" * 12 + "字符" + "y" * 12, "字文符字符é字" * 3,
+                   "пр" * 9, "р" + "пр" * 8 + "п", "x" * 12 + "пр" + "y" * 12, "d符" * 9, "x" * 12 + "d符" + "y" * 12]
+    plain_base = ["<unk>"] + ["▁"] + LETTERS + ["é", "文", "字", "符", "п", "р"]
     for label, extra, kw in [("byte_fallback", BYTE_TOKENS, dict(unk="<unk>", byte_fallback=True)),
                              ("unk_fused", [], dict(unk="<unk>", fuse_unk=True)),
                              ("unk_unfused", [], dict(unk="<unk>", fuse_unk=False)),

@@ -131,7 +131,7 @@ class Bpe {
   // own token: with ignore_merges a cut must not leave one (it would be that token there,
   // its merges' ids in the whole piece).  Built once, at the first call.
   const StringTable& merges_differ(bool byte_mapped) const;
-  bool known_char(const uint8_t* s, uint32_t len) const;
+  bool known_char(uint32_t cp) const;
   bool small_symbols(const uint8_t* s, uint32_t n, bool byte_mapped, uint32_t* ids, uint32_t& count) const;
   void small_start(SmallWord& w, const uint32_t* ids, uint32_t n) const;
   bool small_step(SmallWord& w) const;  // one merge; true when no pair merges any more

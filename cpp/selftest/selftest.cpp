@@ -20,6 +20,7 @@
 #include "dispatch/kernels.h"
 #include "fsm/patterns.h"
 #include "fsm/runs.h"
+#include "model/bridge_cuts.h"
 #include "model/merge_table.h"
 #include "pretok/fold.h"
 #include "replace/replace.h"
@@ -364,6 +365,78 @@ void check_merge_table(bool quick) {
   }
 }
 
+// -- BPE cuts (model/bridge_cuts.h) against the merge results themselves ------------------
+
+// Random merge results over a pool of characters of every length -- more three-byte ones
+// than the pair bitmap has ids for -- and random pieces: a boundary that some result spans
+// where it occurs in the piece must be bridged (else a cut would change the BPE); between
+// two two-byte characters the answer must be exact (some result holds them side by side).
+void check_bridge_cuts(bool quick) {
+  std::mt19937_64 rng(11);
+  std::vector<uint32_t> pool;
+  for (uint32_t c : {'a', 'b', 'x', ' ', '.'}) pool.push_back(c);
+  for (uint32_t c = 0x430; c < 0x440; c++) pool.push_back(c);  // Cyrillic
+  pool.push_back(0xE9), pool.push_back(0x3B1);                 // é, α
+  for (uint32_t k = 0; k < 300; k++) pool.push_back(0x4E00 + k * 7);  // CJK: more than the bitmap's extras
+  pool.push_back(0x2581), pool.push_back(0x1F600);             // ▁, an emoji (not BMP)
+  auto pick = [&]() {  // the first 24 characters (and ▁) far more often than the CJK tail
+    const uint64_t r = rng() % 8;
+    return r == 0 ? pool[rng() % pool.size()] : r == 1 ? 0x2581u : pool[rng() % 24];
+  };
+  auto text = [&](size_t chars) {
+    std::vector<uint8_t> out;
+    for (size_t i = 0; i < chars; i++) append_utf8(out, pick());
+    return out;
+  };
+  for (const bool whole : {true, false}) {
+    std::vector<std::vector<uint8_t>> results;
+    for (int k = 0; k < 3000; k++) results.push_back(text(1 + rng() % 4));
+    for (uint32_t k = 0; k < 200; k++) {  // every CJK character in some result, so many compete for the extras
+      std::vector<uint8_t> r;
+      append_utf8(r, pool[24 + k]);
+      append_utf8(r, pool[rng() % 24]);
+      results.push_back(r);
+    }
+    BridgeCuts bridges;
+    bridges.set_whole_chars(whole);
+    if (whole)
+      for (const auto& r : results) bridges.tally(r.data(), uint32_t(r.size()));
+    if (whole) bridges.choose();
+    for (const auto& r : results) bridges.add(r.data(), uint32_t(r.size()));
+    int missed = 0, inexact = 0, boundaries = 0;
+    for (int rep = 0; rep < (quick ? 2000 : 20000); rep++) {
+      const std::vector<uint8_t> s = text(2 + rng() % 12);
+      const uint32_t n = uint32_t(s.size());
+      uint32_t prev = 0;
+      for (uint32_t p = 1; p < n; p++) {
+        if ((s[p] & 0xC0) == 0x80) continue;
+        bool spanned = false, side_by_side = false;
+        for (const auto& r : results) {
+          const uint32_t m = uint32_t(r.size());
+          for (uint32_t o = p >= m ? p - m + 1 : 0; o < p && o + m <= n && !spanned; o++)
+            spanned = std::memcmp(s.data() + o, r.data(), m) == 0;
+          // (side by side: the two characters somewhere in r, x's last byte right before y's first)
+          const uint32_t xl = p - prev, yl = utf8_length(s[p]);
+          for (uint32_t o = 0; o + xl + yl <= m && !side_by_side; o++)
+            side_by_side = (r[o] & 0xC0) != 0x80 && std::memcmp(r.data() + o, s.data() + prev, xl + yl) == 0;
+        }
+        const uint32_t x = bmp_code_point(s.data() + prev, p - prev, p - prev);
+        const uint32_t y = bmp_code_point(s.data() + p, utf8_length(s[p]), n - p);
+        const bool got = bridges.bridged(s.data(), n, prev, p);
+        if (whole && got != bridges.bridged(s.data(), n, p, x, y)) missed++;  // (the two forms agree)
+        missed += spanned && !got;
+        inexact += whole && x - 0x80 < 0x780 && y - 0x80 < 0x780 && got != side_by_side;
+        boundaries++;
+        prev = p;
+      }
+    }
+    const bool ok = missed == 0 && inexact == 0;
+    std::printf("[-] bridge_cuts %-11s %d boundaries %s (%d unbridged spans, %d inexact two-byte pairs)\n",
+                whole ? "whole chars" : "bytes", boundaries, ok ? "ok" : "FAILED", missed, inexact);
+    (ok ? g_passed : g_failed)++;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -381,6 +454,7 @@ int main(int argc, char** argv) {
     check_patterns(*k, quick);  // the block machines read the active kernel's window
   }
   check_merge_table(quick);
+  check_bridge_cuts(quick);
   std::printf("%d passed, %d failed\n", g_passed, g_failed);
   return g_failed ? 1 : 0;
 }
