@@ -1017,11 +1017,10 @@ def synthetic_cases() -> list[Synthetic]:
     # (Results that start or end at a one-byte character next to a longer one -- "éa", "x文",
     # "文é" -- bridge the boundary by a signature with an end: bridge_cuts.h skips those
     # signatures only where a result cannot start or end, inside a character.)
-    # ("п", "р") and ("字", "符"): results of two two-byte and two three-byte characters, so
-    # п|р and 字|符 stay whole while р|п and 符|字 are cut -- by the pair bitmap of
-    # bridge_cuts.h, read the wrong way round it would cut п|р and 字|符 too.  ("d", "符"):
-    # d|符 stays whole, decided by the code-point bits (d is not in the bitmap): nothing has
-    # a character before d or after 符, so read the wrong way round they would cut it.
+    # ("п", "р"), ("字", "符"), ("d", "符"): results of two two-byte, two three-byte and an
+    # ASCII and a three-byte character, so п|р, 字|符 and d|符 stay whole while р|п and 符|字
+    # are cut -- by the character-pair filter of bridge_cuts.h; with each pair read the
+    # wrong way round (y then x) it would cut them all.
     plain_merges = [("a", "é"), ("x", "x"), ("▁", "x"), ("a", "b"), ("▁", "a"), ("é", "a"), ("x", "文"),
                     ("文", "é"), ("字", "符"), ("п", "р"), ("d", "符")]
     plain_texts = ["x" * 12 + "aé" + "y" * 12, "x" * 12 + "中文" + "y" * 12, "x" * 12 + "a中b" + "y" * 12,

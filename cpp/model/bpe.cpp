@@ -190,16 +190,10 @@ void Bpe::prepare_cuts(bool byte_mapped) const {
     c.bridges.set_whole_chars(!byte_mapped);
     std::vector<uint8_t> result(size_t(max_id) + 1, 0);  // by id: whether some merge gives it
     for (uint32_t id : merge_results_) result[id] = 1;
-    auto each_result = [&](auto&& f) {
-      (byte_mapped ? byte_vocab_ : vocab_).for_each([&](std::string_view key, uint32_t id) {
-        if (id < result.size() && result[id]) f(reinterpret_cast<const uint8_t*>(key.data()), uint32_t(key.size()));
-      });
-    };
-    if (!byte_mapped) {
-      each_result([&](const uint8_t* t, uint32_t n) { c.bridges.tally(t, n); });
-      c.bridges.choose();
-    }
-    each_result([&](const uint8_t* t, uint32_t n) { c.bridges.add(t, n); });
+    (byte_mapped ? byte_vocab_ : vocab_).for_each([&](std::string_view key, uint32_t id) {
+      if (id < result.size() && result[id]) c.bridges.add(reinterpret_cast<const uint8_t*>(key.data()), uint32_t(key.size()));
+    });
+    c.bridges.finish();
     if (opt_.ignore_merges) merges_differ(byte_mapped);  // (llama-3: 588 of 128k strings)
   });
 }
@@ -224,8 +218,8 @@ std::string Bpe::cut_rule(bool byte_mapped) const {
 }
 
 // A plain piece's character, code point cp, is its own vocabulary token (not unk, not
-// bytes).  (kNotBmp, outside the BMP: counted as unknown -- a cut needs less.)
-bool Bpe::known_char(uint32_t cp) const { return cp != kNotBmp && bmp_id_[cp] != kMissing; }
+// bytes).  (Outside the BMP, or kNoChar: counted as unknown -- a cut needs less.)
+bool Bpe::known_char(uint32_t cp) const { return cp < 0x10000 && bmp_id_[cp] != kMissing; }
 
 bool Bpe::cuts(const uint8_t* s, uint32_t n, uint64_t h, bool byte_mapped, std::vector<uint32_t>& at) const {
   at.clear();
@@ -233,12 +227,12 @@ bool Bpe::cuts(const uint8_t* s, uint32_t n, uint64_t h, bool byte_mapped, std::
   if (!c.exact || whole_piece(s, n, h, byte_mapped) != kMissing) return false;  // (ignore_merges: one token)
   if (c.bridges.whole_chars()) {  // each character decoded once: x before the boundary at p, y after it
     uint32_t len = std::min(utf8_length(s[0]), n);
-    for (uint32_t p = len, x = bmp_code_point(s, utf8_length(s[0]), n), y; p < n; p += len, x = y) {
-      y = bmp_code_point(s + p, utf8_length(s[p]), n - p);  // (kNotBmp if cut short)
+    for (uint32_t p = len, x = code_point(s, utf8_length(s[0]), n), y; p < n; p += len, x = y) {
+      y = code_point(s + p, utf8_length(s[p]), n - p);  // (kNoChar if cut short)
       len = std::min(utf8_length(s[p]), n - p);
       // An unk waits for the next known character (byte-fallback bytes go before it; with
       // fuse_unk the next unk joins it): never a cut between two unknown characters.
-      if (!c.bridges.bridged(s, n, p, x, y) && !(c.unk_waits && !known_char(x) && !known_char(y))) at.push_back(p);
+      if (!c.bridges.bridged(x, y) && !(c.unk_waits && !known_char(x) && !known_char(y))) at.push_back(p);
     }
   } else {  // (ByteLevel: no unk, every byte is a token)
     uint32_t prev = 0;  // where the character before p starts
