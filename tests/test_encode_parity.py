@@ -993,17 +993,22 @@ def synthetic_cases() -> list[Synthetic]:
     # ignore_merges, a part that is a vocabulary string whose merges give something else ("bcd":
     # its merges give bc d) would become one token, so such a piece is not cut at all.  As a piece of
     # its own, "bcd" is then one token, and bc d without ignore_merges.
+    # (BL[0xA9], BL[0xE4]), first: a result that starts inside é and ends inside 中, so "é中"
+    # is Ã ©ä ¸ ­ -- é|中 stays whole by the partial signatures (the pairs hold only
+    # characters a result has whole).
     e_acute = BL[0xC3] + BL[0xA9]
-    bridge_merges = [(BL[0xC3], BL[0xA9]), ("a", e_acute), ("b", "c"), ("c", "d")]
+    bridge_merges = [(BL[0xA9], BL[0xE4]), (BL[0xC3], BL[0xA9]), ("a", e_acute), ("b", "c"), ("c", "d")]
     # ("q" * 17: with ignore_merges a piece of 16+ bytes that is a vocabulary string is its
     # token -- Bpe::whole_piece's filter of such strings must let it through.)
     bv = _with_merged(list(BL), bridge_merges) + ["bcd", "q" * 17]
     bid = {t: i for i, t in enumerate(bv)}
     bridge_texts = ["x" * 12 + "aé" + "y" * 12, "z" * 7 + "bcd" + "z" * 9, "é" * 9 + "aé" * 5, "bcd" * 6,
                     "abcdé" * 5, "中文" * 6 + "aé", " " + "éa" * 10, "bcd", "bcd bcd. bc,bcd",
-                    "q" * 17, "q" * 17 + "é", "q" * 18, "q" * 16]
+                    "q" * 17, "q" * 17 + "é", "q" * 18, "q" * 16, "é中" * 6, "x" * 12 + "é中" + "y" * 12]
     bridge_expect = {"x" * 12 + "aé" + "y" * 12: [bid["x"]] * 12 + [bid["a" + e_acute]] + [bid["y"]] * 12,
-                     "z" * 7 + "bcd" + "z" * 9: [bid["z"]] * 7 + [bid["bc"], bid["d"]] + [bid["z"]] * 9}
+                     "z" * 7 + "bcd" + "z" * 9: [bid["z"]] * 7 + [bid["bc"], bid["d"]] + [bid["z"]] * 9,
+                     "x" * 12 + "é中" + "y" * 12: [bid["x"]] * 12 + [bid[BL[0xC3]], bid[BL[0xA9] + BL[0xE4]],
+                                                   bid[BL[0xB8]], bid[BL[0xAD]]] + [bid["y"]] * 12}
     for ignore in (False, True):
         bridge_expect = dict(bridge_expect, bcd=[bid["bcd"]] if ignore else [bid["bc"], bid["d"]],
                              **{"q" * 17: [bid["q" * 17]] if ignore else [bid["q"]] * 17})

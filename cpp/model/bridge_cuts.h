@@ -11,20 +11,24 @@
 // a <0xXX> or unk token, no continuing_subword_prefix / end_of_word_suffix), and Bpe::cuts
 // never cuts between two unknown characters while an unk waits.
 //
-// The test is local and conservative: the boundary between bytes b = s[p-1] and c = s[p]
-// is bridged if some merge result, cut at one of its own inner positions, shows the same
-// bytes there -- b and c, plus the byte before b and the byte after c where the result has
-// them (a result that starts at b or ends at c matches whatever the piece has there).  The
-// signatures (a|START, b, c, d|END) of every result live in a bitset by hash: a collision
-// only costs a cut, never adds one.  On GPT-2 this cuts 96% of the character boundaries of
-// Chinese pieces (76% with llama-3's and gpt-4o's vocabularies, which hold many Chinese
-// words): a long new piece then becomes short ones the word cache mostly knows.
-//
-// Pieces of whole characters (SentencePiece vocabularies) need no signatures: a result
-// covering the boundary holds both characters, x then y, so the test is whether some
-// result has x and y side by side -- a Bloom filter of the results' character pairs.
-// They have few distinct pairs (llama-2: 3,279; gemma-3: 33,695), so the filter is small:
-// llama-2's is 32 KiB, where the signatures' probes land anywhere in 512 KiB.
+// The test is local and conservative, in two forms:
+//   - Whole characters (SentencePiece vocabularies), and around a character outside ASCII
+//     in ByteLevel pieces: whether some result holds the two characters x and y side by
+//     side -- a Bloom filter of the results' character pairs.  They have few distinct
+//     pairs (llama-2: 3,279; gemma-3: 33,695), so the filter is small: llama-2's is 32 KiB.
+//     A ByteLevel result may also start or end inside a character (llama-3: 593 of its
+//     61,415 such boundaries); those go to the signatures below, in a bitset of their own.
+//   - Between two ASCII characters (ByteLevel): the boundary between bytes b = s[p-1] and
+//     c = s[p] is bridged if some merge result, cut at one of its own inner positions,
+//     shows the same bytes there -- b and c, plus the byte before b and the byte after c
+//     where the result has them (a result that starts at b or ends at c matches whatever
+//     the piece has there).  The signatures (a|START, b, c, d|END) of every result live in
+//     a bitset by hash.
+// A collision only costs a cut, never adds one.  Between two Chinese characters the pairs
+// are the better test: a signature sees only their inner bytes -- the last two of x, the
+// first two of y -- so one pair in a result bridged some 384 pairs of characters (fresh
+// llama-3 Chinese 1.14x, gpt-4o 1.24x).  A long new piece then becomes short ones the
+// word cache mostly knows.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -49,9 +53,17 @@ class BridgeCuts {
 
   // Adds one merge result t[0..n).
   void add(const uint8_t* t, uint32_t n) {
-    if (!whole_chars_) {  // its signatures
-      for (uint32_t k = 1; k < n; k++)
-        set(key(k >= 2 ? t[k - 2] : kStart, t[k - 1], t[k], k + 2 <= n ? t[k + 1] : kEnd));
+    if (!whole_chars_) {
+      for (uint32_t k = 1; k < n; k++) {
+        const uint64_t sig = signature(k >= 2 ? t[k - 2] : kStart, t[k - 1], t[k], k + 2 <= n ? t[k + 1] : kEnd);
+        set(sig >> (64 - kBits));
+        if ((t[k] & 0xC0) == 0x80 || (t[k] | t[k - 1]) < 0x80) continue;
+        // Before a character outside ASCII, or after one: their pair when t holds both whole,
+        // else (t starts or ends inside one of them) the signature, among the partial ones.
+        uint32_t x, y;
+        if (whole_pair(t, n, k, x, y)) pending_.push_back(pair_key(x, y));
+        else partial_sigs_.push_back(sig);
+      }
       return;
     }
     uint32_t before = kNoChar;  // its character pairs, for finish()
@@ -63,11 +75,10 @@ class BridgeCuts {
     }
   }
 
-  // After the last add (whole characters): the pair bitset, sized by the number of
-  // distinct pairs -- counted by the share of bits they set in a 512 KiB trial bitset
-  // (linear counting: a sort of gemma-3's 1.4M pairs would cost load time).
+  // After the last add: the pair bitset, sized by the number of distinct pairs -- counted
+  // by the share of bits they set in a 512 KiB trial bitset (linear counting: a sort of
+  // gemma-3's 1.4M pairs would cost load time); and the partial signatures' bitset.
   void finish() {
-    if (!whole_chars_) return;
     constexpr int kTrial = 22;
     std::vector<uint64_t> trial(size_t(1) << (kTrial - 6), 0);
     for (uint64_t k : pending_) trial[bit(k, kTrial) >> 6] |= uint64_t(1) << (bit(k, kTrial) & 63);
@@ -84,13 +95,30 @@ class BridgeCuts {
     pairs_.assign(size_t(1) << (char_bits_ - 6), 0);
     for (uint64_t k : pending_) pairs_[word(k)] |= mask(k);
     std::vector<uint64_t>().swap(pending_);
+    // (ByteLevel: a few hundred results start or end inside a character -- llama-3: 593 of
+    // 61,415 such boundaries -- 256 bits each)
+    partial_bits_ = 12;
+    while (partial_bits_ < 22 && (size_t(1) << partial_bits_) < partial_sigs_.size() * 256) partial_bits_++;
+    partial_.assign(partial_sigs_.empty() ? 0 : size_t(1) << (partial_bits_ - 6), 0);
+    for (uint64_t sig : partial_sigs_) {
+      const uint64_t h = sig >> (64 - partial_bits_);
+      partial_[h >> 6] |= uint64_t(1) << (h & 63);
+    }
+    std::vector<uint64_t>().swap(partial_sigs_);
   }
 
   // Whether a merge result could cover the boundary before s[p] (0 < p < n), where the
   // character before it starts at s[prev].
   bool bridged(const uint8_t* s, uint32_t n, uint32_t prev, uint32_t p) const {
-    if (!whole_chars_) return signatures(s, n, p);
-    return bridged(code_point(s + prev, p - prev, p - prev), code_point(s + p, utf8_length(s[p]), n - p));
+    if (!whole_chars_ && (s[p - 1] | s[p]) < 0x80) return signatures(bits_, kBits, s, n, p);
+    const uint32_t x = code_point(s + prev, p - prev, p - prev), y = code_point(s + p, utf8_length(s[p]), n - p);
+    if (whole_chars_) return bridged(x, y);
+    // ByteLevel, a character outside ASCII on a side: a result holding both whole has their
+    // pair; one holding a part of either, its signature among the partial ones.  (For
+    // Chinese the signatures are less exact -- their context is the characters' own inner
+    // bytes -- and their bitset is full: llama-3 set a sixth of its bits, and a boundary
+    // asks up to four of them.)
+    return bridged(x, y) || (!partial_.empty() && signatures(partial_, partial_bits_, s, n, p));
   }
   // The same with whole characters: x and y are the code points before and after the
   // boundary (kNoChar for one cut short: never cut there).
@@ -101,23 +129,38 @@ class BridgeCuts {
   }
 
  private:
-  // The signatures' answer for the boundary before s[p] (bytes).
-  bool signatures(const uint8_t* s, uint32_t n, uint32_t p) const {
+  // A signature bitset's answer (bits of index) for the boundary before s[p] (bytes).
+  static bool signatures(const std::vector<uint64_t>& set, int bits, const uint8_t* s, uint32_t n, uint32_t p) {
     const uint32_t b = s[p - 1], c = s[p];
     const bool before = p >= 2, after = p + 1 < n;
-    if (before && after && test(key(s[p - 2], b, c, s[p + 1]))) return true;
-    if (test(key(kStart, b, c, kEnd))) return true;
-    if (before && test(key(s[p - 2], b, c, kEnd))) return true;
-    return after && test(key(kStart, b, c, s[p + 1]));
+    auto test = [&](uint64_t sig) {
+      const uint64_t h = sig >> (64 - bits);
+      return (set[h >> 6] >> (h & 63)) & 1;
+    };
+    if (before && after && test(signature(s[p - 2], b, c, s[p + 1]))) return true;
+    if (test(signature(kStart, b, c, kEnd))) return true;
+    if (before && test(signature(s[p - 2], b, c, kEnd))) return true;
+    return after && test(signature(kStart, b, c, s[p + 1]));
   }
 
   static constexpr uint32_t kStart = 256, kEnd = 257;
-  static uint64_t key(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
-    return (uint64_t(a) | uint64_t(b) << 9 | uint64_t(c) << 17 | uint64_t(d) << 25) * 0x9E3779B97F4A7C15ULL >>
-           (64 - kBits);
+  static uint64_t signature(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {  // (a bitset's index: its top bits)
+    return (uint64_t(a) | uint64_t(b) << 9 | uint64_t(c) << 17 | uint64_t(d) << 25) * 0x9E3779B97F4A7C15ULL;
   }
   void set(uint64_t h) { bits_[h >> 6] |= uint64_t(1) << (h & 63); }
-  bool test(uint64_t h) const { return (bits_[h >> 6] >> (h & 63)) & 1; }
+
+  // Whether the characters before and after t[k] (a character's first byte) are both whole
+  // in t[0..n): then x and y are their code points.
+  static bool whole_pair(const uint8_t* t, uint32_t n, uint32_t k, uint32_t& x, uint32_t& y) {
+    uint32_t i = k - 1;
+    while (i > 0 && (t[i] & 0xC0) == 0x80) i--;
+    const uint32_t xl = utf8_length(t[i]), yl = utf8_length(t[k]);
+    if ((t[i] & 0xC0) == 0x80 || xl != k - i || k + yl > n) return false;
+    for (uint32_t j = k + 1; j < k + yl; j++)
+      if ((t[j] & 0xC0) != 0x80) return false;
+    x = code_point(t + i, xl, xl), y = code_point(t + k, yl, yl);
+    return true;
+  }
 
   static uint64_t pair_key(uint32_t x, uint32_t y) { return uint64_t(x) << 21 | y; }  // (code points: 21 bits)
   static uint64_t bit(uint64_t pair, int bits) { return (pair * 0x9E3779B97F4A7C15ULL) >> (64 - bits); }
@@ -131,10 +174,12 @@ class BridgeCuts {
     return uint64_t(1) << (h >> 58) | uint64_t(1) << ((h >> 52) & 63);
   }
 
-  std::vector<uint64_t> bits_;     // bytes: the signatures
-  std::vector<uint64_t> pairs_;    // whole characters: bit(pair_key(x, y)), some result has x then y
-  std::vector<uint64_t> pending_;  // (whole characters, until finish: every result's pairs)
-  int char_bits_ = 12;
+  std::vector<uint64_t> bits_;          // ByteLevel: the signatures, 2^kBits bits
+  std::vector<uint64_t> pairs_;         // the character pairs some result holds whole, side by side
+  std::vector<uint64_t> partial_;       // ByteLevel: the partial signatures, 2^partial_bits_ bits
+  std::vector<uint64_t> pending_;       // (until finish: every result's pairs)
+  std::vector<uint64_t> partial_sigs_;  // (until finish: the partial signatures)
+  int char_bits_ = 12, partial_bits_ = 12;
   bool whole_chars_ = false;
 };
 

@@ -397,6 +397,11 @@ void check_bridge_cuts(bool quick) {
       append_utf8(r, pool[rng() % 24]);
       results.push_back(r);
     }
+    for (int k = 0; whole ? false : k < 300; k++) {  // ByteLevel: results that start or end inside a character
+      const std::vector<uint8_t> t = text(3);
+      const size_t from = rng() % t.size(), to = from + 1 + rng() % (t.size() - from);
+      results.emplace_back(t.begin() + long(from), t.begin() + long(to));
+    }
     BridgeCuts bridges;
     bridges.set_whole_chars(whole);
     for (const auto& r : results) bridges.add(r.data(), uint32_t(r.size()));
