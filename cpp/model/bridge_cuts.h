@@ -114,14 +114,11 @@ class BridgeCuts {
     const uint32_t x = code_point(s + prev, p - prev, p - prev), y = code_point(s + p, utf8_length(s[p]), n - p);
     if (whole_chars_) return bridged(x, y);
     // ByteLevel, a character outside ASCII on a side: a result holding both whole has their
-    // pair; one holding a part of either, its signature among the partial ones.  (For
-    // Chinese the signatures are less exact -- their context is the characters' own inner
-    // bytes -- and their bitset is full: llama-3 set a sixth of its bits, and a boundary
-    // asks up to four of them.)
+    // pair; one holding a part of either, its signature among the partial ones.
     return bridged(x, y) || (!partial_.empty() && signatures(partial_, partial_bits_, s, n, p));
   }
-  // The same with whole characters: x and y are the code points before and after the
-  // boundary (kNoChar for one cut short: never cut there).
+  // Whether a result holds the characters x then y whole, side by side: x and y are the
+  // code points before and after the boundary (kNoChar for one cut short: never cut there).
   bool bridged(uint32_t x, uint32_t y) const {
     if (x == kNoChar || y == kNoChar) return true;
     const uint64_t k = pair_key(x, y), m = mask(k);
@@ -129,7 +126,7 @@ class BridgeCuts {
   }
 
  private:
-  // A signature bitset's answer (bits of index) for the boundary before s[p] (bytes).
+  // The answer of a signature bitset of 2^bits bits for the boundary before s[p].
   static bool signatures(const std::vector<uint64_t>& set, int bits, const uint8_t* s, uint32_t n, uint32_t p) {
     const uint32_t b = s[p - 1], c = s[p];
     const bool before = p >= 2, after = p + 1 < n;
