@@ -1042,6 +1042,22 @@ def synthetic_cases() -> list[Synthetic]:
         pv = _with_merged(plain_base + extra, plain_merges)
         cases.append(Synthetic(f"metaspace_cuts_{label}", bpe_json(pv, plain_merges, pre=metaspace(), **kw),
                                ABC_TEXTS + plain_texts))
+    # A part of a cut piece that the word cache does not know is cut again where no merge can
+    # split in context (Bpe::refine: BridgeCuts's quads -- the merge's left string ending with
+    # the characters before the boundary, its right one starting with those after it).  Here
+    # a|b splits only after c ("ca" + "b") or before d ("a" + "bd"), р|a only alone, d|п only
+    # before р ("d" + "пр"): "dab" cuts a|b, "cab" and "abd" do not.  Every text twice (its
+    # second sighting finds the refined parts, and the parts cached whole).
+    refine_merges = [("c", "a"), ("ca", "b"), ("b", "d"), ("a", "bd"), ("п", "р"), ("р", "a"), ("d", "пр")]
+    refine_rng = random.Random("refine")
+    refine_texts = ["dab" * 7, "cab" * 7, "abd" * 7, "cabd" * 5, "dпрa" * 6, "пр" * 10 + "a", "dabпрab" * 4]
+    refine_texts += ["".join(refine_rng.choice("abcdпр" + "ab" * 3) for _ in range(refine_rng.randint(8, 40)))
+                     + refine_rng.choice(["", " ", " dab"]) for _ in range(150)]
+    for label, extra, kw in [("byte_fallback", BYTE_TOKENS, dict(unk="<unk>", byte_fallback=True)),
+                             ("unk_fused", [], dict(unk="<unk>", fuse_unk=True))]:
+        rv = _with_merged(["<unk>", "▁"] + LETTERS + ["п", "р"] + extra, refine_merges)
+        cases.append(Synthetic(f"metaspace_refine_{label}", bpe_json(rv, refine_merges, pre=metaspace(), **kw),
+                               ABC_TEXTS + refine_texts * 2))
     bytes_merges = plain_merges + [("<0xE4>", "<0xB8>")]
     pv = _with_merged(plain_base + BYTE_TOKENS, bytes_merges)
     cases.append(Synthetic("metaspace_cuts_byte_tokens_merge", bpe_json(

@@ -168,11 +168,12 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache, const std::vector<Worke
   // cached: caching it when its parts were all hits cost Chinese text 16%, clauses seldom
   // recur, and gained code 3%; caching it at its second sighting, by a bitset of the cut
   // pieces' hashes, cost gpt2 Chinese 9% and gained nothing.)
-  enum { kDone, kCut, kFailed };
+  enum { kDone, kCut, kRefined, kFailed };
   // (q: the piece's probe when it is short, its long_hash when it is long; may_cut: a piece,
   // not a cut part -- whose lookup goes through the word cache's small table of recent hits,
   // WordCache::find_short, and whose long_hash is computed here)
-  auto piece = [&](const uint8_t* p, uint32_t n, const WordCache::Probe& q, bool may_cut)
+  // (refine: a part of a cut piece; at a miss, kRefined when Bpe::refine cut it, at w.subcuts)
+  auto piece = [&](const uint8_t* p, uint32_t n, const WordCache::Probe& q, bool may_cut, bool refine)
                    __attribute__((always_inline)) {
     const uint32_t c = n >= 16 ? WordCache::kInLong
                        : may_cut ? cache.find_short<false>(q, sink.room(4))
@@ -192,6 +193,10 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache, const std::vector<Worke
       }
       if (may_cut && n >= 16 && !piece_model_ && bpe_.cuts(p, n, h, t.byte_mapped, w.cuts)) return kCut;
     }
+    if (refine && cache.refine_gate.want()) {
+      if (bpe_.refine(p, n, t.byte_mapped, w.subcuts)) return kRefined;
+      cache.refine_gate.record(false);
+    }
     size_t job = 0;
     while (job < w.jobs.size() && !(w.jobs[job].n == n && std::memcmp(w.jobs[job].s, p, n) == 0)) job++;
     if (job == w.jobs.size()) w.jobs.push_back({p, n});
@@ -199,6 +204,27 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache, const std::vector<Worke
     if (w.jobs.size() == Bpe::kMaxJobs && !flush_misses(w, cache, t.byte_mapped)) return kFailed;
     return kDone;
   };
+  // A part that missed and that Bpe::refine cut (at w.subcuts): its new parts, each a hit
+  // or a job.  When they all hit, the part is cached whole (its next sighting is one
+  // lookup), and the gate counts a win.
+  auto encode_refined = [&](const uint8_t* p, uint32_t n) {
+    const size_t first_id = sink.size, holes = w.holes.size();
+    const uint64_t flushes = w.flushes;
+    w.subcuts.push_back(n);
+    for (uint32_t begin = 0, i = 0; i < w.subcuts.size(); begin = w.subcuts[i++]) {
+      const uint32_t m = w.subcuts[i] - begin;
+      const WordCache::Probe q = m < 16 ? WordCache::probe(p + begin, m) : WordCache::Probe{};
+      if (piece(p + begin, m, q, false, false) == kFailed) return false;
+    }
+    const bool all_hit = w.holes.size() == holes && w.flushes == flushes;
+    cache.refine_gate.record(all_hit);
+    if (all_hit) {
+      if (cache.pending()) rebudget(cache);
+      cache.insert(p, n, sink.buf.data() + first_id, uint32_t(sink.size - first_id));
+    }
+    return true;
+  };
+  const bool refine = !piece_model_ && !t.byte_mapped;  // (whole characters only: Bpe::refine)
   size_t token = 0;
   for (size_t k = 0; k < count; k++) {
     if (sink.size >= w.stop_at) break;  // (the ids of waiting misses only add to it)
@@ -208,7 +234,7 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache, const std::vector<Worke
     if (k + kAhead < count) request(k + kAhead);
     const uint8_t* p = t.bytes + pieces[k].begin;
     const uint32_t n = pieces[k].end - pieces[k].begin;
-    const auto r = piece(p, n, q, true);
+    const auto r = piece(p, n, q, true, false);
     if (r == kFailed) return false;
     if (r == kDone) continue;
     w.cuts.push_back(n);
@@ -218,7 +244,9 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache, const std::vector<Worke
     for (uint32_t begin = 0, i = 0; i < w.cuts.size(); begin = w.cuts[i++]) {
       const uint32_t m = w.cuts[i] - begin;
       const WordCache::Probe part = m < 16 ? WordCache::probe(p + begin, m) : WordCache::Probe{};
-      if (piece(p + begin, m, part, false) == kFailed) return false;
+      const auto rp = piece(p + begin, m, part, false, refine);
+      if (rp == kFailed) return false;
+      if (rp == kRefined && !encode_refined(p + begin, m)) return false;
     }
     // Parts of under two bytes on average -- GPT-2's indentation, "\n" and 15 spaces, is a
     // token per byte -- cost a lookup each on every sighting: the piece is cached whole

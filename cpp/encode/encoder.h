@@ -128,6 +128,7 @@ struct Worker {
   bool jobs_byte_mapped = false;        // the jobs' piece form
   std::vector<uint8_t> kept, kept_spare;  // the jobs' bytes between gaps (Encoder::keep_jobs)
   std::vector<uint32_t> cuts;  // where encode_pieces cuts a piece (Bpe::cuts)
+  std::vector<uint32_t> subcuts;  // where it cuts a part of one that missed (Bpe::refine)
   std::vector<added::Segment> raw_segments, norm_segments;
   pretok::Text gap, sub;
   // Encoder::encode_gaps: the normalized gaps, one after another, their pieces in it, and

@@ -27,8 +27,7 @@ void append_utf8(uint32_t cp, std::string& out) {
 
 Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions options)
     : vocab_(std::move(vocab)), merges_(merges), opt_(std::move(options)) {
-  merge_results_.reserve(merges.size());
-  for (const BpeMerge& m : merges) merge_results_.push_back(m.result);
+  merge_list_ = merges;
   {
     std::vector<uint32_t> ids;
     vocab_.for_each([&](std::string_view, uint32_t id) { ids.push_back(id); });
@@ -186,13 +185,26 @@ void Bpe::prepare_cuts(bool byte_mapped) const {
     c.exact = c.why_not.empty();
     if (!c.exact) return;
     uint32_t max_id = 0;
-    for (uint32_t id : merge_results_) max_id = std::max(max_id, id);
+    for (const BpeMerge& m : merge_list_) max_id = std::max({max_id, m.left, m.right, m.result});
     c.bridges.set_whole_chars(!byte_mapped);
-    std::vector<uint8_t> result(size_t(max_id) + 1, 0);  // by id: whether some merge gives it
-    for (uint32_t id : merge_results_) result[id] = 1;
-    (byte_mapped ? byte_vocab_ : vocab_).for_each([&](std::string_view key, uint32_t id) {
-      if (id < result.size() && result[id]) c.bridges.add(reinterpret_cast<const uint8_t*>(key.data()), uint32_t(key.size()));
-    });
+    if (byte_mapped) {  // every merge result's inner boundaries
+      std::vector<uint8_t> result(size_t(max_id) + 1, 0);  // by id: whether some merge gives it
+      for (const BpeMerge& m : merge_list_) result[m.result] = 1;
+      byte_vocab_.for_each([&](std::string_view key, uint32_t id) {
+        if (id < result.size() && result[id]) c.bridges.add(reinterpret_cast<const uint8_t*>(key.data()), uint32_t(key.size()));
+      });
+    } else {  // every merge's split (its strings by id: no two strings share one, see cut_rule)
+      std::vector<std::string_view> strings(size_t(max_id) + 1);
+      vocab_.for_each([&](std::string_view key, uint32_t id) {
+        if (id < strings.size()) strings[id] = key;
+      });
+      for (const BpeMerge& m : merge_list_) {
+        const std::string_view a = strings[m.left], b = strings[m.right];
+        if (!a.empty() && !b.empty())
+          c.bridges.add_merge(reinterpret_cast<const uint8_t*>(a.data()), uint32_t(a.size()),
+                              reinterpret_cast<const uint8_t*>(b.data()), uint32_t(b.size()));
+      }
+    }
     c.bridges.finish();
     if (opt_.ignore_merges) merges_differ(byte_mapped);  // (llama-3: 588 of 128k strings)
   });
@@ -225,15 +237,8 @@ bool Bpe::cuts(const uint8_t* s, uint32_t n, uint64_t h, bool byte_mapped, std::
   at.clear();
   const Cuts& c = piece_cuts(byte_mapped);
   if (!c.exact || whole_piece(s, n, h, byte_mapped) != kMissing) return false;  // (ignore_merges: one token)
-  if (c.bridges.whole_chars()) {  // each character decoded once: x before the boundary at p, y after it
-    uint32_t len = std::min(utf8_length(s[0]), n);
-    for (uint32_t p = len, x = code_point(s, utf8_length(s[0]), n), y; p < n; p += len, x = y) {
-      y = code_point(s + p, utf8_length(s[p]), n - p);  // (kNoChar if cut short)
-      len = std::min(utf8_length(s[p]), n - p);
-      // An unk waits for the next known character (byte-fallback bytes go before it; with
-      // fuse_unk the next unk joins it): never a cut between two unknown characters.
-      if (!c.bridges.bridged(x, y) && !(c.unk_waits && !known_char(x) && !known_char(y))) at.push_back(p);
-    }
+  if (c.bridges.whole_chars()) {
+    whole_char_cuts<false>(c, s, n, at);
   } else {  // (ByteLevel: no unk, every byte is a token)
     uint32_t prev = 0;  // where the character before p starts
     for (uint32_t p = 1; p < n; p++) {
@@ -242,7 +247,43 @@ bool Bpe::cuts(const uint8_t* s, uint32_t n, uint64_t h, bool byte_mapped, std::
       prev = p;
     }
   }
-  if (opt_.ignore_merges && !at.empty()) {  // no part may be a string whose merges differ
+  return keep_cuts(s, n, byte_mapped, at);
+}
+
+bool Bpe::refine(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint32_t>& at) const {
+  at.clear();
+  const Cuts& c = piece_cuts(byte_mapped);
+  if (!c.exact || !c.bridges.whole_chars() || whole_piece(s, n, byte_mapped) != kMissing) return false;
+  whole_char_cuts<true>(c, s, n, at);
+  return keep_cuts(s, n, byte_mapped, at);
+}
+
+// Each character decoded once: the boundary at p is between x and y, w before x and z
+// after y (BridgeCuts::kAlone past the piece's ends; kNoChar if cut short).  kQuads: asks
+// BridgeCuts::splits, else BridgeCuts::bridged(x, y).
+template <bool kQuads>
+void Bpe::whole_char_cuts(const Cuts& c, const uint8_t* s, uint32_t n, std::vector<uint32_t>& at) const {
+  auto decode = [&](uint32_t from, uint32_t& len) {
+    if (from >= n) return len = 0, BridgeCuts::kAlone;
+    len = std::min(utf8_length(s[from]), n - from);
+    return code_point(s + from, utf8_length(s[from]), n - from);
+  };
+  uint32_t xl, yl, zl = 0;
+  uint32_t w = BridgeCuts::kAlone, x = decode(0, xl), y = decode(xl, yl), z = BridgeCuts::kAlone;
+  for (uint32_t p = xl; p < n; p += yl, yl = zl, w = x, x = y, y = z) {
+    z = decode(p + yl, zl);
+    // (refine: the part's boundaries all have a bridged pair, else cuts() had cut there)
+    const bool bridged = kQuads ? c.bridges.splits(w, x, y, z) : c.bridges.bridged(x, y);
+    // An unk waits for the next known character (byte-fallback bytes go before it; with
+    // fuse_unk the next unk joins it): never a cut between two unknown characters.
+    if (!bridged && !(c.unk_waits && !known_char(x) && !known_char(y))) at.push_back(p);
+  }
+}
+
+// With ignore_merges no part may be a string whose merges differ (it would be that token
+// there, its merges' ids in the whole piece): then no cut at all.  Whether any cut is left.
+bool Bpe::keep_cuts(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint32_t>& at) const {
+  if (opt_.ignore_merges && !at.empty()) {
     const StringTable& differ = merges_differ(byte_mapped);
     uint32_t begin = 0;
     for (size_t k = 0; k <= at.size(); k++) {

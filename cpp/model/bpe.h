@@ -86,6 +86,12 @@ class Bpe {
   // first call (thread-safe).
   // (h: the piece's hash_bytes, which the word cache's long_hash is too)
   bool cuts(const uint8_t* s, uint32_t n, uint64_t h, bool byte_mapped, std::vector<uint32_t>& at) const;
+  // The same for a part of a cut piece that the word cache did not know (whole characters
+  // only): cuts() asks whether a merge result holds the two characters side by side; this
+  // asks whether a merge can split there, its strings matching the part's characters
+  // around the boundary (BridgeCuts's quads).  More cuts, more probes: worth it only for
+  // the few parts that missed.
+  bool refine(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint32_t>& at) const;
   // Why cuts() never cuts pieces of this form ("" when it may).
   std::string cut_rule(bool byte_mapped) const;
   // Builds what cuts() needs now rather than inside the first call that cuts a piece
@@ -127,6 +133,9 @@ class Bpe {
     BridgeCuts bridges;
   };
   const Cuts& piece_cuts(bool byte_mapped) const;
+  template <bool kQuads>
+  void whole_char_cuts(const Cuts& c, const uint8_t* s, uint32_t n, std::vector<uint32_t>& at) const;
+  bool keep_cuts(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint32_t>& at) const;
   // The vocabulary strings (of one piece form) whose merges give something else than their
   // own token: with ignore_merges a cut must not leave one (it would be that token there,
   // its merges' ids in the whole piece).  Built once, at the first call.
@@ -176,7 +185,7 @@ class Bpe {
   CharMerges chars_;
   CharMerges plain_pairs_;
   std::vector<uint32_t> bmp_id_;  // without prefix / suffix: the id of each one-character BMP token
-  std::vector<uint32_t> merge_results_;  // every merge's result id (for the cuts' signatures)
+  std::vector<BpeMerge> merge_list_;  // every merge, by rank (for the cuts: model/bridge_cuts.h)
   bool merges_take_bytes_or_unk_ = false;  // a merge's left or right is a <0xXX> token or unk
   mutable std::once_flag cuts_once_[2], differ_once_[2];  // [byte_mapped]: bridges, merges_differ
   mutable StringTable differ_[2];

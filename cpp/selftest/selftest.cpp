@@ -8,6 +8,7 @@
 // "N passed, N failed" line; exits non-zero on any failure.
 //
 //   tagpipe_selftest [--quick]     --quick: fewer offsets/iterations (for emulators)
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -367,10 +368,12 @@ void check_merge_table(bool quick) {
 
 // -- BPE cuts (model/bridge_cuts.h) against the merge results themselves ------------------
 
-// Random merge results over a pool of characters of every length, and random pieces: a
-// boundary that some result spans where it occurs in the piece must be bridged (else a cut
-// would change the BPE).  With whole characters, few boundaries whose two characters no
-// result holds side by side may be called bridged (the pair bitset's false "maybe").
+// Random merges over a pool of characters of every length, and random pieces: a boundary
+// must be bridged where a merge could cross it (else a cut would change the BPE).  With
+// whole characters: where some merge's left string ends and its right one starts, as they
+// occur in the piece; few boundaries that no merge's quad (model/bridge_cuts.h) matches may
+// be called bridged (the Bloom filters' false "maybe").  ByteLevel: wherever some merge
+// result spans the boundary as it occurs in the piece.
 void check_bridge_cuts(bool quick) {
   std::mt19937_64 rng(11);
   std::vector<uint32_t> pool;
@@ -390,12 +393,22 @@ void check_bridge_cuts(bool quick) {
   };
   for (const bool whole : {true, false}) {
     std::vector<std::vector<uint8_t>> results;
-    for (int k = 0; k < 3000; k++) results.push_back(text(1 + rng() % 4));
+    std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> merges;  // (whole characters)
+    for (int k = 0; k < (whole ? 1500 : 3000); k++) {  // (whole: fewer, so that a pair's quads differ)
+      if (!whole) {
+        results.push_back(text(1 + rng() % 4));
+        continue;
+      }
+      const size_t left = 1 + rng() % 3;
+      merges.emplace_back(text(left), text(1 + rng() % (4 - left)));
+    }
     for (uint32_t k = 0; k < 200; k++) {  // CJK characters in results: a larger pair bitset
-      std::vector<uint8_t> r;
-      append_utf8(r, pool[24 + k]);
-      append_utf8(r, pool[rng() % 24]);
-      results.push_back(r);
+      std::vector<uint8_t> a, b;
+      append_utf8(a, pool[24 + k]);
+      append_utf8(b, pool[rng() % 24]);
+      if (whole) merges.emplace_back(a, b);
+      a.insert(a.end(), b.begin(), b.end());
+      if (!whole) results.push_back(a);
     }
     if (!whole)
       for (int k = 0; k < 300; k++) {  // ByteLevel: results that start or end inside a character
@@ -406,15 +419,40 @@ void check_bridge_cuts(bool quick) {
     BridgeCuts bridges;
     bridges.set_whole_chars(whole);
     for (const auto& r : results) bridges.add(r.data(), uint32_t(r.size()));
+    for (const auto& [a, b] : merges) bridges.add_merge(a.data(), uint32_t(a.size()), b.data(), uint32_t(b.size()));
     bridges.finish();
+    // The code points of t's characters, and where each starts.
+    auto chars = [](const std::vector<uint8_t>& t, std::vector<uint32_t>& cps, std::vector<uint32_t>& at) {
+      cps.clear(), at.clear();
+      for (uint32_t k = 0; k < t.size(); k += utf8_length(t[k]))
+        cps.push_back(code_point(t.data() + k, utf8_length(t[k]), uint32_t(t.size()) - k)), at.push_back(k);
+    };
+    std::vector<uint32_t> cps, at, a_cps, a_at, b_cps, b_at;
+    std::vector<std::array<uint32_t, 4>> quads;  // each merge's (w, x, y, z), kAlone for none
+    for (const auto& [a, b] : merges) {
+      chars(a, a_cps, a_at), chars(b, b_cps, b_at);
+      const size_t al = a_cps.size();
+      quads.push_back({al > 1 ? a_cps[al - 2] : BridgeCuts::kAlone, a_cps[al - 1], b_cps[0],
+                       b_cps.size() > 1 ? b_cps[1] : BridgeCuts::kAlone});
+    }
     int missed = 0, false_bridges = 0, pairs = 0, boundaries = 0;
     for (int rep = 0; rep < (quick ? 2000 : 20000); rep++) {
       const std::vector<uint8_t> s = text(2 + rng() % 12);
       const uint32_t n = uint32_t(s.size());
-      uint32_t prev = 0;
+      chars(s, cps, at);
+      uint32_t prev = 0, c = 0;  // s[p] is character c + 1
       for (uint32_t p = 1; p < n; p++) {
         if ((s[p] & 0xC0) == 0x80) continue;
         bool spanned = false, side_by_side = false;
+        for (const auto& [a, b] : merges) {  // whole characters: a ends at p, b starts there
+          if (a.size() <= p && b.size() <= n - p && std::memcmp(s.data() + p - a.size(), a.data(), a.size()) == 0 &&
+              std::memcmp(s.data() + p, b.data(), b.size()) == 0)
+            spanned = true;
+        }
+        for (const auto& [w, x, y, z] : quads)  // (side by side: a merge's quad matches)
+          side_by_side |= x == cps[c] && y == cps[c + 1] && (w == BridgeCuts::kAlone || (c >= 1 && w == cps[c - 1])) &&
+                          (z == BridgeCuts::kAlone || (c + 2 < cps.size() && z == cps[c + 2]));
+        c++;
         for (const auto& r : results) {
           const uint32_t m = uint32_t(r.size());
           for (uint32_t o = p >= m ? p - m + 1 : 0; o < p && o + m <= n && !spanned; o++)
@@ -427,7 +465,15 @@ void check_bridge_cuts(bool quick) {
         const uint32_t x = code_point(s.data() + prev, p - prev, p - prev);
         const uint32_t y = code_point(s.data() + p, utf8_length(s[p]), n - p);
         const bool got = bridges.bridged(s.data(), n, prev, p);
-        if (whole && got != bridges.bridged(x, y)) missed++;  // (the two forms agree)
+        if (whole) {
+          // The pair alone (Bpe::cuts) is never cut where a merge can split either; the quads
+          // (Bpe::refine, from the decoded characters) agree with the form above.
+          missed += spanned && !bridges.bridged(x, y);
+          const bool quads = bridges.splits(c >= 2 ? cps[c - 2] : BridgeCuts::kAlone, x, y,
+                                            c + 1 < cps.size() ? cps[c + 1] : BridgeCuts::kAlone);
+          missed += got != (bridges.bridged(x, y) && quads);
+          missed += spanned && !quads;
+        }
         missed += spanned && !got;
         false_bridges += whole && got && !side_by_side;
         pairs += whole && !side_by_side;
@@ -439,7 +485,7 @@ void check_bridge_cuts(bool quick) {
     const bool ok = missed == 0 && false_bridges * 10 <= pairs;
     std::printf("[-] bridge_cuts %-11s %d boundaries %s (%d unbridged spans", whole ? "whole chars" : "bytes",
                 boundaries, ok ? "ok" : "FAILED", missed);
-    if (whole) std::printf(", %d of %d pairs falsely bridged", false_bridges, pairs);
+    if (whole) std::printf(", %d of %d unmatched quads falsely bridged", false_bridges, pairs);
     std::printf(")\n");
     (ok ? g_passed : g_failed)++;
   }
