@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -71,8 +70,7 @@ py::bytes replace_byte(py::handle data, int from, const std::string& to, const s
   if (to.size() > 4) throw py::value_error("to must be 0 to 4 bytes");
   const ReplaceFn fn = kernel_named(kernel).replace_byte;
   Bytes in(data);
-  ReplaceSpec r{uint8_t(from), uint8_t(to.size()), 0};
-  std::memcpy(&r.word, to.data(), to.size());
+  const ReplaceSpec r = ReplaceSpec::of(uint8_t(from), to.data(), to.size());
   std::string out(in.size * std::max<size_t>(1, to.size()) + kReplaceSlack, '\0');
   size_t n;
   {

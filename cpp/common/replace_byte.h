@@ -2,7 +2,6 @@
 // path and Metaspace's rewrite when no origins are kept.
 #pragma once
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -22,8 +21,7 @@ inline void append_replacing_byte(std::string_view in, uint8_t from, const std::
   size_t hits = 0;
   for (const char c : in) hits += uint8_t(c) == from;
   const size_t size = in.size() - hits + hits * to.size();
-  ReplaceSpec r{from, uint8_t(to.size()), 0};
-  std::memcpy(&r.word, to.data(), to.size());
+  const ReplaceSpec r = ReplaceSpec::of(from, to.data(), to.size());
   out.resize(at + size + kReplaceSlack);
   kernels::active().replace_byte(reinterpret_cast<const uint8_t*>(in.data()), in.size(), r,
                                  reinterpret_cast<uint8_t*>(out.data()) + at);

@@ -36,10 +36,11 @@ class HugeTable {
     data_ = nullptr, size_ = 0;
     if (!n) return;
     const size_t bytes = n * sizeof(T), align = bytes >= (size_t(2) << 20) ? (size_t(2) << 20) : 64;
-    data_ = static_cast<T*>(std::aligned_alloc(align, (bytes + align - 1) / align * align));
+    const size_t allocated = (bytes + align - 1) / align * align;  // (aligned_alloc wants a multiple)
+    data_ = static_cast<T*>(std::aligned_alloc(align, allocated));
     if (!data_) throw std::bad_alloc();
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (align > 64) madvise(data_, bytes, MADV_HUGEPAGE);
+    if (align > 64) madvise(data_, allocated, MADV_HUGEPAGE);  // (all of it: its last huge page too)
 #endif
     std::memset(static_cast<void*>(data_), 0, bytes);
     size_ = n;

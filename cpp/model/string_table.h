@@ -95,8 +95,7 @@ class HashSet {
  public:
   void add(uint64_t h) {
     if ((count_ + 1) * 2 > slots_.size()) grow();
-    insert(h | (h == 0));
-    count_++;
+    count_ += insert(h | (h == 0));
   }
   bool may_hold(uint64_t h) const {
     if (slots_.empty()) return false;
@@ -108,10 +107,12 @@ class HashSet {
   }
 
  private:
-  void insert(uint64_t h) {  // (h != 0)
+  bool insert(uint64_t h) {  // (h != 0) whether h is new
     size_t i = h & mask_;
     while (slots_[i] != 0 && slots_[i] != h) i = (i + 1) & mask_;
+    const bool added = slots_[i] == 0;
     slots_[i] = h;
+    return added;
   }
   void grow() {
     std::vector<uint64_t> old(std::max<size_t>(16, slots_.size() * 2), 0);

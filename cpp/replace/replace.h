@@ -12,6 +12,13 @@ struct ReplaceSpec {
   uint8_t from;   // the byte replaced
   uint8_t size;   // 0..4: the replacement's length (0: the byte is deleted)
   uint32_t word;  // the replacement's bytes, first in the low byte, zero above `size`
+
+  // `from` as to[0..size) (size in 0..4; a little-endian machine: replace_byte.h checks).
+  static ReplaceSpec of(uint8_t from, const char* to, size_t size) {
+    ReplaceSpec r{from, uint8_t(size), 0};
+    for (size_t k = 0; k < size; k++) r.word |= uint32_t(uint8_t(to[k])) << (8 * k);
+    return r;
+  }
 };
 
 // A kernel may write this many bytes past the end of its output (the caller has room).
