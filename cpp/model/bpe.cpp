@@ -268,6 +268,10 @@ void Bpe::whole_char_cuts(const Cuts& c, const uint8_t* s, uint32_t n, std::vect
     len = std::min(utf8_length(s[from]), n - from);
     return code_point(s + from, utf8_length(s[from]), n - from);
   };
+  // The cuts go to a block on the stack, each boundary written and counted only if cut: no
+  // branch on the answer, which comes every few characters in no pattern (Russian words).
+  constexpr uint32_t kBlock = 64;
+  uint32_t block[kBlock], count = 0;
   uint32_t xl, yl, zl = 0;
   uint32_t w = BridgeCuts::kAlone, x = decode(0, xl), y = decode(xl, yl), z = BridgeCuts::kAlone;
   for (uint32_t p = xl; p < n; p += yl, yl = zl, w = x, x = y, y = z) {
@@ -276,8 +280,12 @@ void Bpe::whole_char_cuts(const Cuts& c, const uint8_t* s, uint32_t n, std::vect
     const bool bridged = kQuads ? c.bridges.splits(w, x, y, z) : c.bridges.bridged(x, y);
     // An unk waits for the next known character (byte-fallback bytes go before it; with
     // fuse_unk the next unk joins it): never a cut between two unknown characters.
-    if (!bridged && !(c.unk_waits && !known_char(x) && !known_char(y))) at.push_back(p);
+    const bool waits = c.unk_waits && !known_char(x) && !known_char(y);
+    block[count] = p;
+    count += !bridged & !waits;
+    if (count == kBlock) at.insert(at.end(), block, block + kBlock), count = 0;
   }
+  at.insert(at.end(), block, block + count);
 }
 
 // With ignore_merges no part may be a string whose merges differ (it would be that token
