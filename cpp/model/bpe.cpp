@@ -270,6 +270,8 @@ void Bpe::whole_char_cuts(const Cuts& c, const uint8_t* s, uint32_t n, std::vect
   };
   // The cuts go to a block on the stack, each boundary written and counted only if cut: no
   // branch on the answer, which comes every few characters in no pattern (Russian words).
+  // (Measured, fresh: llama2 Russian 1.01x, Chinese 1.03x, gemma3 Russian and Chinese 1.05x.
+  // The same in the ByteLevel loop of cuts(): llama3, gpt2, gpt-4o Chinese 0.99-1.00x.)
   constexpr uint32_t kBlock = 64;
   uint32_t block[kBlock], count = 0;
   uint32_t xl, yl, zl = 0;
