@@ -999,19 +999,22 @@ def synthetic_cases() -> list[Synthetic]:
     e_acute = BL[0xC3] + BL[0xA9]
     bridge_merges = [(BL[0xA9], BL[0xE4]), (BL[0xC3], BL[0xA9]), ("a", e_acute), ("b", "c"), ("c", "d")]
     # ("q" * 17: with ignore_merges a piece of 16+ bytes that is a vocabulary string is its
-    # token -- Bpe::whole_piece's filter of such strings must let it through.)
-    bv = _with_merged(list(BL), bridge_merges) + ["bcd", "q" * 17]
+    # token -- Bpe::whole_piece's filter of such strings must let it through.  "q" * 300: the
+    # same past the word cache's longest key, where the encoder computes no hash for it.)
+    bv = _with_merged(list(BL), bridge_merges) + ["bcd", "q" * 17, "q" * 300]
     bid = {t: i for i, t in enumerate(bv)}
     bridge_texts = ["x" * 12 + "aé" + "y" * 12, "z" * 7 + "bcd" + "z" * 9, "é" * 9 + "aé" * 5, "bcd" * 6,
                     "abcdé" * 5, "中文" * 6 + "aé", " " + "éa" * 10, "bcd", "bcd bcd. bc,bcd",
-                    "q" * 17, "q" * 17 + "é", "q" * 18, "q" * 16, "é中" * 6, "x" * 12 + "é中" + "y" * 12]
+                    "q" * 17, "q" * 17 + "é", "q" * 18, "q" * 16, "é中" * 6, "x" * 12 + "é中" + "y" * 12,
+                    "q" * 300, "q" * 301, "bcd" * 100, "aé" * 150]
     bridge_expect = {"x" * 12 + "aé" + "y" * 12: [bid["x"]] * 12 + [bid["a" + e_acute]] + [bid["y"]] * 12,
                      "z" * 7 + "bcd" + "z" * 9: [bid["z"]] * 7 + [bid["bc"], bid["d"]] + [bid["z"]] * 9,
                      "x" * 12 + "é中" + "y" * 12: [bid["x"]] * 12 + [bid[BL[0xC3]], bid[BL[0xA9] + BL[0xE4]],
                                                    bid[BL[0xB8]], bid[BL[0xAD]]] + [bid["y"]] * 12}
     for ignore in (False, True):
         bridge_expect = dict(bridge_expect, bcd=[bid["bcd"]] if ignore else [bid["bc"], bid["d"]],
-                             **{"q" * 17: [bid["q" * 17]] if ignore else [bid["q"]] * 17})
+                             **{"q" * 17: [bid["q" * 17]] if ignore else [bid["q"]] * 17,
+                                "q" * 300: [bid["q" * 300]] if ignore else [bid["q"]] * 300})
         cases.append(Synthetic(f"bytelevel_cuts_ignore_merges{ignore}", bpe_json(
             bv, bridge_merges, ignore_merges=ignore, pre=bytelevel()), ABC_TEXTS + bridge_texts,
             oracle_expect=bridge_expect))

@@ -153,9 +153,11 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache, const std::vector<Worke
     if (n < 16) {
       ahead[k % kAhead] = WordCache::probe(p, n);
       cache.prefetch(ahead[k % kAhead]);
-    } else {
+    } else if (n <= WordCache::kMaxKey) {
       ahead[k % kAhead].h = WordCache::long_hash(p, n);
       cache.prefetch_long(ahead[k % kAhead].h);
+    } else {  // (never cached: no hash -- a dense line of Chinese is hundreds of bytes)
+      ahead[k % kAhead].h = 0;
     }
   };
   for (size_t k = 0; k < count && k < kAhead; k++) request(k);
@@ -184,7 +186,7 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache, const std::vector<Worke
     }
     if (c == 0 && seed) seed->prefetch(q);
     if (c == WordCache::kInLong) {  // a long piece, or a short one with more than 4 ids
-      const uint64_t h = n >= 16 && may_cut ? q.h : WordCache::long_hash(p, n);
+      const uint64_t h = n >= 16 && may_cut ? q.h : n <= WordCache::kMaxKey ? WordCache::long_hash(p, n) : 0;
       const uint32_t* ids;
       uint32_t got;
       if (cache.find_long(p, n, h, ids, got)) {

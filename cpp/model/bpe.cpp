@@ -236,7 +236,8 @@ bool Bpe::known_char(uint32_t cp) const { return cp < 0x10000 && bmp_id_[cp] != 
 bool Bpe::cuts(const uint8_t* s, uint32_t n, uint64_t h, bool byte_mapped, std::vector<uint32_t>& at) const {
   at.clear();
   const Cuts& c = piece_cuts(byte_mapped);
-  if (!c.exact || whole_piece(s, n, h, byte_mapped) != kMissing) return false;  // (ignore_merges: one token)
+  if (!c.exact || (h ? whole_piece(s, n, h, byte_mapped) : whole_piece(s, n, byte_mapped)) != kMissing)
+    return false;  // (ignore_merges: one token)
   if (c.bridges.whole_chars()) {
     whole_char_cuts<false>(c, s, n, at);
   } else {  // (ByteLevel: no unk, every byte is a token)

@@ -84,7 +84,8 @@ class Bpe {
   // the cut positions, ascending, in `at`; false (and none) when it cannot be cut -- no such
   // boundary, or this vocabulary's BPE is not one the cuts are exact for.  Built at the
   // first call (thread-safe).
-  // (h: the piece's hash_bytes, which the word cache's long_hash is too)
+  // (h: the piece's hash_bytes, which the word cache's long_hash is too; 0 when the caller
+  // did not compute it -- a piece too long to cache -- and cuts() then hashes if it must)
   bool cuts(const uint8_t* s, uint32_t n, uint64_t h, bool byte_mapped, std::vector<uint32_t>& at) const;
   // The same for a part of a cut piece that the word cache did not know (whole characters
   // only): cuts() asks whether a merge result holds the two characters side by side; this
