@@ -1022,10 +1022,10 @@ def synthetic_cases() -> list[Synthetic]:
     # unknown character's symbols never merge: no character dropped (its neighbours could merge
     # across it: "a中b" is "ab" without unk or byte_fallback), no merge taking a <0xXX> token,
     # and with fuse_unk no cut between two unknown characters (one unk for "中文").
-    # (Results that start or end at a one-byte character next to a longer one -- "éa", "x文",
-    # "文é" -- bridge the boundary by a signature with an end: bridge_cuts.h skips those
-    # signatures only where a result cannot start or end, inside a character.)
-    # ("п", "р"), ("字", "符"), ("d", "符"): results of two two-byte, two three-byte and an
+    # (Merges of a one-byte character and a longer one -- "éa", "x文", "文é" -- give pairs like
+    # any other: bridge_cuts.h takes each merge's left string's last character and its right
+    # string's first, whatever their lengths.)
+    # ("п", "р"), ("字", "符"), ("d", "符"): merges of two two-byte, two three-byte and an
     # ASCII and a three-byte character, so п|р, 字|符 and d|符 stay whole while р|п and 符|字
     # are cut -- by the character-pair filter of bridge_cuts.h; with each pair read the
     # wrong way round (y then x) it would cut them all.
@@ -1048,8 +1048,8 @@ def synthetic_cases() -> list[Synthetic]:
     # A part of a cut piece that the word cache does not know is cut again where no merge can
     # split in context (Bpe::refine: BridgeCuts's quads -- the merge's left string ending with
     # the characters before the boundary, its right one starting with those after it).  Here
-    # a|b splits only after c ("ca" + "b") or before d ("a" + "bd"), р|a only alone, d|п only
-    # before р ("d" + "пр"): "dab" cuts a|b, "cab" and "abd" do not.  Every text twice (its
+    # a|b splits only after c ("ca" + "b") or before d ("a" + "bd"), р|a always ("р" + "a"),
+    # d|п only before р ("d" + "пр"): "dab" cuts a|b, "cab" and "abd" do not.  Every text twice (its
     # second sighting finds the refined parts, and the parts cached whole).
     refine_merges = [("c", "a"), ("ca", "b"), ("b", "d"), ("a", "bd"), ("п", "р"), ("р", "a"), ("d", "пр")]
     refine_rng = random.Random("refine")
