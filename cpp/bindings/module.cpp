@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -78,6 +79,27 @@ py::bytes replace_byte(py::handle data, int from, const std::string& to, const s
     n = size_t(fn(in.data, in.size, r, reinterpret_cast<uint8_t*>(out.data())) - reinterpret_cast<uint8_t*>(out.data()));
   }
   return py::bytes(out.data(), n);
+}
+
+// The marks kernel alone, for each 64-byte block of data (with 3 zero bytes before it and
+// zeros after): (runs, pairs, after) as marks/marks.h defines them.
+py::list mark_masks(py::handle data, const std::string& mark, const std::optional<std::string>& after,
+                    const std::optional<std::string>& kernel) {
+  if (mark.size() != 3) throw py::value_error("mark must be 3 bytes");
+  if (after && after->size() != size_t(kAfterBytes))
+    throw py::value_error("after must be " + std::to_string(kAfterBytes) + " bytes");
+  const MarksFn fn = kernel_named(kernel).marks;
+  Bytes in(data);
+  std::vector<uint8_t> buf(3 + in.size + 64 + 3, 0);
+  std::memcpy(buf.data() + 3, in.data, in.size);
+  const auto* m = reinterpret_cast<const uint8_t*>(mark.data());
+  const auto* a = after ? reinterpret_cast<const uint8_t*>(after->data()) : nullptr;
+  py::list out;
+  for (size_t q = 0; q < in.size; q += 64) {
+    const MarkMasks r = fn(buf.data() + 3 + q, m, a);
+    out.append(py::make_tuple(r.runs, r.pairs, r.after));
+  }
+  return out;
 }
 
 py::tuple classify(py::handle data, const std::string& alphabet, const std::optional<std::string>& kernel) {
@@ -504,6 +526,8 @@ PYBIND11_MODULE(_core, m) {
         "classify(data, alphabet, kernel=None) -> (tags uint8[n], starts uint64[ceil(n/64)])");
   m.def("replace_byte", &replace_byte, py::arg("data"), py::arg("from_byte"), py::arg("to"),
         py::arg("kernel") = py::none(), "replace_byte(data, from_byte, to, kernel=None) -> bytes");
+  m.def("mark_masks", &mark_masks, py::arg("data"), py::arg("mark"), py::arg("after") = py::none(),
+        py::arg("kernel") = py::none(), "mark_masks(data, mark, after=None, kernel=None) -> [(runs, pairs, after)] per 64 bytes");
   m.def("time_classify", &time_classify, py::arg("data"), py::arg("offsets"), py::arg("alphabet"),
         py::arg("kernel") = py::none());
 

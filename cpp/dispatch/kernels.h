@@ -1,4 +1,4 @@
-// The kernel registry: every SIMD kernel (classify, boundaries, window, replace) this build
+// The kernel registry: every SIMD kernel (classify, boundaries, window, replace, marks) this build
 // has, which of them this CPU can run, and the active one (chosen once from CPU features, or
 // forced by name).
 #pragma once
@@ -8,6 +8,7 @@
 
 #include "boundaries/boundaries.h"
 #include "classify/classify.h"
+#include "marks/marks.h"
 #include "replace/replace.h"
 #include "window/window.h"
 
@@ -20,6 +21,7 @@ struct Kernel {
   BoundariesFn boundaries;
   WindowFn window;
   ReplaceFn replace_byte;
+  MarksFn marks;
 };
 
 // Kernels compiled into this build, best last.

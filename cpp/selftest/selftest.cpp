@@ -1,4 +1,4 @@
-// pybind-free self-test: every available kernel (classify, boundaries, window, replace) must
+// pybind-free self-test: every available kernel (classify, boundaries, window, replace, marks) must
 // write exactly what the scalar kernel writes, for every alphabet; and on every kernel, every
 // regex family's block state machine must cut exactly where its scalar state machine does.
 //
@@ -273,6 +273,41 @@ void check_replace_kernel(const kernels::Kernel& k, bool quick) {
   }
 }
 
+// The marks kernel (MetaspaceRuns' block test) against scalar: buffers drawn from the
+// mark's bytes (whole marks, runs of them, and its bytes alone), ASCII letters of both
+// cases and the bytes around them, other ASCII and bytes with the top bit, every block
+// offset; with no `after` bytes and with some (repeats included).
+void check_marks_kernel(const kernels::Kernel& k, bool quick) {
+  Check c{k, alphabet(AlphabetId::regex), "marks (MetaspaceRuns blocks)"};
+  std::mt19937_64 rng(13);
+  const uint8_t mark[3] = {0xE2, 0x96, 0x81};
+  const uint8_t pool[] = {0xE2, 0x96, 0x81, 'a', 'z', 'A', 'Z', '@', '[', '`', '{', '>', '<', '.', ' ',
+                          '\n', '0', 0x00, 0x7F, 0x80, 0xC3, 0xFF};
+  const uint8_t afters[3][kAfterBytes] = {{'>', '>', '>', '>'}, {'a', '.', 0x81, ' '}, {0x00, 0xFF, 'Z', '<'}};
+  for (int rep = 0; rep < (quick ? 3000 : 30000); rep++) {
+    std::vector<uint8_t> buf(3 + 64 + 3 + 16);
+    for (size_t i = 0; i < buf.size();) {
+      if (rng() % 4 == 0) {  // a run of one to three marks
+        for (int r = 1 + int(rng() % 3); r > 0 && i + 3 <= buf.size(); r--, i += 3) std::memcpy(&buf[i], mark, 3);
+      } else {
+        buf[i++] = pool[rng() % sizeof pool];
+      }
+    }
+    const uint8_t* t = buf.data() + 3 + rng() % 16;
+    const uint8_t* after = rng() % 4 == 0 ? nullptr : afters[rng() % 3];
+    const MarkMasks want = scalar::marks(t, mark, after), got = k.marks(t, mark, after);
+    c.cases++;
+    if (c.ok && (want.runs != got.runs || want.pairs != got.pairs || want.after != got.after)) {
+      c.ok = false;
+      char why[160];
+      std::snprintf(why, sizeof why, "masks differ: runs %016llx/%016llx pairs %016llx/%016llx after %016llx/%016llx",
+                    (unsigned long long)want.runs, (unsigned long long)got.runs, (unsigned long long)want.pairs,
+                    (unsigned long long)got.pairs, (unsigned long long)want.after, (unsigned long long)got.after);
+      c.why = why;
+    }
+  }
+}
+
 // Text of short fragments where the regex families' alternatives meet: O runs and the
 // newlines and slashes after them, marks after O and after letters, case changes,
 // contractions, indentation.
@@ -507,6 +542,7 @@ int main(int argc, char** argv) {
       check_runs_kernels(*k, quick);
       check_window_kernel(*k, quick);
       check_replace_kernel(*k, quick);
+      check_marks_kernel(*k, quick);
     }
     check_patterns(*k, quick);  // the block machines read the active kernel's window
   }
