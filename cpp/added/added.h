@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "find/find.h"
+
 namespace tagpipe::added {
 
 struct Token {
@@ -47,6 +49,9 @@ class Splitter {
   std::vector<Node> trie_;
   bool first_byte_[256] = {};
   int only_first_byte_ = -1;  // when every token starts with the same byte: memchr for it
+  // When 2..kFindBytes bytes start them: those bytes (repeated to fill), for the find kernel.
+  uint8_t first_bytes_[kFindBytes] = {};
+  bool find_first_ = false;
 };
 
 }  // namespace tagpipe::added

@@ -102,6 +102,19 @@ py::list mark_masks(py::handle data, const std::string& mark, const std::optiona
   return out;
 }
 
+// The find kernel alone, for each 64-byte block of data (zeros after it): the mask of the
+// bytes in `set` (kFindBytes bytes).
+py::list find_bytes(py::handle data, const std::string& set, const std::optional<std::string>& kernel) {
+  if (set.size() != size_t(kFindBytes)) throw py::value_error("set must be " + std::to_string(kFindBytes) + " bytes");
+  const FindBytesFn fn = kernel_named(kernel).find_bytes;
+  Bytes in(data);
+  std::vector<uint8_t> buf(in.size + 64, 0);
+  std::memcpy(buf.data(), in.data, in.size);
+  py::list out;
+  for (size_t q = 0; q < in.size; q += 64) out.append(fn(buf.data() + q, reinterpret_cast<const uint8_t*>(set.data())));
+  return out;
+}
+
 py::tuple classify(py::handle data, const std::string& alphabet, const std::optional<std::string>& kernel) {
   const Alphabet& a = alphabet_named(alphabet);
   const ClassifyFn fn = kernel_named(kernel).classify;
@@ -528,6 +541,8 @@ PYBIND11_MODULE(_core, m) {
         py::arg("kernel") = py::none(), "replace_byte(data, from_byte, to, kernel=None) -> bytes");
   m.def("mark_masks", &mark_masks, py::arg("data"), py::arg("mark"), py::arg("after") = py::none(),
         py::arg("kernel") = py::none(), "mark_masks(data, mark, after=None, kernel=None) -> [(runs, pairs, after)] per 64 bytes");
+  m.def("find_bytes", &find_bytes, py::arg("data"), py::arg("set"), py::arg("kernel") = py::none(),
+        "find_bytes(data, set, kernel=None) -> [mask] per 64 bytes");
   m.def("time_classify", &time_classify, py::arg("data"), py::arg("offsets"), py::arg("alphabet"),
         py::arg("kernel") = py::none());
 

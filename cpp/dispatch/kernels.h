@@ -1,4 +1,4 @@
-// The kernel registry: every SIMD kernel (classify, boundaries, window, replace, marks) this build
+// The kernel registry: every SIMD kernel (classify, boundaries, window, replace, marks, find) this build
 // has, which of them this CPU can run, and the active one (chosen once from CPU features, or
 // forced by name).
 #pragma once
@@ -8,6 +8,7 @@
 
 #include "boundaries/boundaries.h"
 #include "classify/classify.h"
+#include "find/find.h"
 #include "marks/marks.h"
 #include "replace/replace.h"
 #include "window/window.h"
@@ -22,6 +23,7 @@ struct Kernel {
   WindowFn window;
   ReplaceFn replace_byte;
   MarksFn marks;
+  FindBytesFn find_bytes;
 };
 
 // Kernels compiled into this build, best last.

@@ -1,4 +1,4 @@
-// pybind-free self-test: every available kernel (classify, boundaries, window, replace, marks) must
+// pybind-free self-test: every available kernel (classify, boundaries, window, replace, marks, find) must
 // write exactly what the scalar kernel writes, for every alphabet; and on every kernel, every
 // regex family's block state machine must cut exactly where its scalar state machine does.
 //
@@ -308,6 +308,29 @@ void check_marks_kernel(const kernels::Kernel& k, bool quick) {
   }
 }
 
+// The find kernel (the added-token splitter's search) against scalar: every byte value in
+// the set and in the text, sets with repeats, every offset.
+void check_find_kernel(const kernels::Kernel& k, bool quick) {
+  Check c{k, alphabet(AlphabetId::regex), "find (bytes in a set)"};
+  std::mt19937_64 rng(17);
+  for (int rep = 0; rep < (quick ? 3000 : 30000); rep++) {
+    uint8_t set[kFindBytes];
+    for (uint8_t& b : set) b = rng() % 3 == 0 ? uint8_t(rng()) : uint8_t("<\n\t\xE2[ "[rng() % 6]);
+    std::vector<uint8_t> buf(64 + 16);
+    for (uint8_t& b : buf) b = rng() % 4 == 0 ? set[rng() % kFindBytes] : uint8_t(rng());
+    const uint8_t* t = buf.data() + rng() % 16;
+    const uint64_t want = scalar::find_bytes(t, set), got = k.find_bytes(t, set);
+    c.cases++;
+    if (c.ok && want != got) {
+      c.ok = false;
+      char why[96];
+      std::snprintf(why, sizeof why, "masks differ: %016llx / %016llx", (unsigned long long)want,
+                    (unsigned long long)got);
+      c.why = why;
+    }
+  }
+}
+
 // Text of short fragments where the regex families' alternatives meet: O runs and the
 // newlines and slashes after them, marks after O and after letters, case changes,
 // contractions, indentation.
@@ -543,6 +566,7 @@ int main(int argc, char** argv) {
       check_window_kernel(*k, quick);
       check_replace_kernel(*k, quick);
       check_marks_kernel(*k, quick);
+      check_find_kernel(*k, quick);
     }
     check_patterns(*k, quick);  // the block machines read the active kernel's window
   }

@@ -1,6 +1,8 @@
-"""Every marks kernel (MetaspaceRuns' block test, cpp/marks/marks.h) gives the masks its
-definition gives -- the scalar kernel, the specification, included: a run of the mark
-starts at k, the pair t[k-1] t[k] is ASCII and not two letters, t[k-1] is an `after` byte."""
+"""The split stage's two small kernels, every one of them (the scalar kernel, the
+specification, included) against their definitions:
+  - marks (MetaspaceRuns' block test, cpp/marks/marks.h): a run of the mark starts at k,
+    the pair t[k-1] t[k] is ASCII and not two letters, t[k-1] is an `after` byte;
+  - find (the added-token splitter's search, cpp/find/find.h): t[k] is in the set."""
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -66,3 +68,27 @@ def test_marks_at_every_offset(kernel):
 def test_corpora_as_metaspace_writes_them(kernel, corpus):
     data = corpus.read_bytes()[:200_000].replace(b" ", MARK)
     assert_masks(data, b"a>\n\xe2", kernel)
+
+
+# -- the find kernel (the added-token splitter's search for its tokens' first bytes) -------
+
+def assert_found(data: bytes, byte_set: bytes, kernel: str):
+    got = _core.find_bytes(data, byte_set, kernel=kernel)
+    padded = data + bytes(64)
+    want = [sum(1 << k for k in range(64) if padded[q + k] in byte_set) for q in range(0, len(data), 64)]
+    assert got == want, f"[{kernel}] {len(data)} bytes, set {byte_set!r}"
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300), st.binary(min_size=1, max_size=8))
+def test_find_equals_definition(kernel, data, byte_set):
+    byte_set = (byte_set * 8)[:8]
+    assert_found(data + byte_set[:1] * (len(data) % 3), byte_set, kernel)
+
+
+@needs_shared
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("corpus", CORPORA, ids=corpus_ids(CORPORA))
+def test_find_on_corpora(kernel, corpus):
+    assert_found(corpus.read_bytes()[:200_000], b"<\n\t\xe2[<<<", kernel)
