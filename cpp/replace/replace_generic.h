@@ -5,9 +5,14 @@
 // picks a precomputed shuffle that spreads the eight bytes out and puts the replacement in
 // the holes -- two 16-byte shuffles (up to 32 output bytes) stored whole; the output
 // pointer then moves by that mask's length.  No branch on the text: a space every few
-// bytes defeats prediction.  The last 0-7 bytes go through the scalar kernel.
+// bytes defeats prediction.  The last 1-7 bytes the same way when eight bytes are readable
+// there (the mask cut to them, the bytes after them left in the output's slack), else
+// through the scalar kernel.  (gemma-3 normalizes each line apart -- its '\n' is an added
+// token -- and the scalar tail was a sixth of the stage.)
 // No include guard: one copy per architecture namespace.
 #include <cstring>
+
+#include "common/read_ahead.h"
 
 namespace tagpipe::TAGPIPE_ARCH {
 
@@ -22,6 +27,16 @@ uint8_t* replace_byte(const uint8_t* s, size_t n, const ReplaceSpec& r, uint8_t*
     src.shuffle(t.index[m]).store(d);
     src.shuffle(t.index[m] + 16).store(d + 16);
     d += t.length[m];
+  }
+  if (i < n && may_read_ahead(s + i, 8)) {
+    const unsigned left = unsigned(n - i);
+    uint64_t eight;
+    std::memcpy(&eight, s + i, 8);
+    const Bytes16 src = Bytes16::halves(eight, r.word);
+    const unsigned m = src.low8_eq(r.from) & ((1u << left) - 1);
+    src.shuffle(t.index[m]).store(d);
+    src.shuffle(t.index[m] + 16).store(d + 16);
+    return d + left + unsigned(__builtin_popcount(m)) * r.size - unsigned(__builtin_popcount(m));
   }
   return scalar::replace_byte(s + i, n - i, r, d);
 }
