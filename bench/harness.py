@@ -176,7 +176,10 @@ def machine() -> str:
         rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                              cwd=Path(__file__).parent).stdout.strip()
         if rev:
-            parts.append(f"commit {rev}")
+            dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ":(top)",
+                                    ":(top,exclude)bench/results"],  # (not the reports being written)
+                                   capture_output=True, text=True, cwd=Path(__file__).parent).stdout.strip()
+            parts.append(f"commit {rev}" + (" with uncommitted changes" if dirty else ""))
     except OSError:
         pass
     parts.append(datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
