@@ -280,27 +280,13 @@ def _model_spec(model: dict[str, Any], vocab: dict[str, int]) -> dict[str, Any]:
     return {**empty, "model": native}
 
 
-def _drop_unmatchable(stages: list[dict[str, Any]], norm_steps: list
-                      ) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
-    """The pre-tokenizer's stages without the literal Splits that can never match, and an
-    explain() line for each: the normalizer's last step replaces every c by a string without
-    c, so no text the pre-tokenizer sees holds c, and a literal holding c never matches --
-    a Split that matches nothing leaves the piece whole (gemma-3: Replace(' ' -> '▁'), then
-    Split(' '), a pass over the text for nothing).  Not an inverted Split.  The explain()
-    lines are (literal, how)."""
+def _absent_char(norm_steps: list) -> Optional[str]:
+    """A character no normalized text holds: the normalizer's last step replaces every one
+    of it by a string without it (gemma-3: Replace(' ' -> '▁')); None if there is none."""
     if not norm_steps or norm_steps[-1][0] != "replace":
-        return stages, []
+        return None
     _, gone, written = norm_steps[-1]
-    if len(gone) != 1 or gone in written:
-        return stages, []
-    kept, skipped = [], []
-    for st in stages:
-        if st.get("kind") == "literal" and not st.get("invert") and gone in st["literal"]:
-            skipped.append((st["literal"], f"skipped: it never matches -- the normalizer's last step "
-                                           f"replaces every {gone!r}"))
-        else:
-            kept.append(st)
-    return kept, skipped
+    return gone if len(gone) == 1 and gone not in written else None
 
 
 def build(canon: dict[str, Any], cache_bytes: int, use_metaspace_runs: bool = True
@@ -309,14 +295,7 @@ def build(canon: dict[str, Any], cache_bytes: int, use_metaspace_runs: bool = Tr
     plan = Plan()
     norm_steps: list = []
     plan_normalizer(canon.get("normalizer"), "normalizer", plan, norm_steps)
-    pre = plan_pre_tokenizer(canon.get("pre_tokenizer"))
-    pre.stages, skipped = _drop_unmatchable(pre.stages, norm_steps)
-    for lit, how in skipped:  # (its line says so, in place of how it would have run)
-        at = [i for i, st in enumerate(pre.steps) if st.what.startswith(f"Split(String {lit!r},")]
-        if at:
-            pre.steps[at[0]] = Step(pre.steps[at[0]].path, pre.steps[at[0]].what, True, how)
-        else:
-            pre.steps.append(Step("pre_tokenizer", f"Split({lit!r})", True, how))
+    pre = plan_pre_tokenizer(canon.get("pre_tokenizer"), absent=_absent_char(norm_steps))
     plan.steps.extend(pre.steps)
     model = canon["model"]
     _plan_model(model, pre.stages, cache_bytes, plan)

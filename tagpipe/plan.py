@@ -75,9 +75,10 @@ class Plan:
 
 
 class _Planner:
-    def __init__(self) -> None:
+    def __init__(self, absent: Optional[str] = None) -> None:
         self.plan = Plan()
         self.mapped = False  # after ByteLevel, stages read ByteLevel characters
+        self.absent = absent  # a character no text reaching the pre-tokenizer holds
 
     def native(self, path: str, what: str, how: str, stage: dict[str, Any]) -> None:
         self.plan.stages.append(stage)
@@ -119,6 +120,12 @@ class _Planner:
             what = f"Split(String {literal!r}, {behavior}, invert={invert})"
             if literal == "":
                 return self.delegate(path, what, "an empty String pattern matches everywhere")
+            if not invert and self.absent is not None and self.absent in literal:
+                # A Split that matches nothing leaves the piece whole (not proved for an
+                # inverted one): no stage (gemma-3: Replace(' ' -> '▁'), then Split(' ')).
+                self.plan.steps.append(Step(path, what, True, "skipped: it never matches -- the normalizer's "
+                                                              f"last step replaces every {self.absent!r}"))
+                return None
             return self.native(path, what, "literal search",
                                {"kind": "literal", "literal": literal, "behavior": behavior, "invert": invert})
         regex = pattern["Regex"]
@@ -177,9 +184,12 @@ def _short(regex: str, limit: int = 48) -> str:
     return repr(regex if len(regex) <= limit else regex[:limit] + "...")
 
 
-def plan_pre_tokenizer(section: Optional[dict[str, Any]], path: str = "pre_tokenizer") -> Plan:
-    """The native plan for a validated, canonical pre_tokenizer section (see tagpipe.spec)."""
-    p = _Planner()
+def plan_pre_tokenizer(section: Optional[dict[str, Any]], path: str = "pre_tokenizer",
+                       absent: Optional[str] = None) -> Plan:
+    """The native plan for a validated, canonical pre_tokenizer section (see tagpipe.spec).
+    `absent`: a character the normalizer leaves in no text (a literal Split holding it is
+    skipped)."""
+    p = _Planner(absent)
     p.pre_tokenizer(section, path)
     if section is None:
         p.plan.steps.append(Step(path, "none", True, "the whole text is one piece"))
