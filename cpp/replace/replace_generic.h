@@ -18,25 +18,22 @@ namespace tagpipe::TAGPIPE_ARCH {
 
 uint8_t* replace_byte(const uint8_t* s, size_t n, const ReplaceSpec& r, uint8_t* d) {
   const ReplaceShuffles& t = replace_shuffles(r.size);
+  // The eight bytes at p spread out at d, those of `keep`'s bits that are `from` replaced;
+  // returns their mask.
+  auto expand = [&](const uint8_t* p, unsigned keep) {
+    uint64_t eight;
+    std::memcpy(&eight, p, 8);
+    const Bytes16 src = Bytes16::halves(eight, r.word);
+    const unsigned m = src.low8_eq(r.from) & keep;
+    src.shuffle(t.index[m]).store(d);
+    src.shuffle(t.index[m] + 16).store(d + 16);
+    return m;
+  };
   size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t eight;
-    std::memcpy(&eight, s + i, 8);
-    const Bytes16 src = Bytes16::halves(eight, r.word);
-    const unsigned m = src.low8_eq(r.from);
-    src.shuffle(t.index[m]).store(d);
-    src.shuffle(t.index[m] + 16).store(d + 16);
-    d += t.length[m];
-  }
+  for (; i + 8 <= n; i += 8) d += t.length[expand(s + i, 0xFF)];
   if (i < n && may_read_ahead(s + i, 8)) {
-    const unsigned left = unsigned(n - i);
-    uint64_t eight;
-    std::memcpy(&eight, s + i, 8);
-    const Bytes16 src = Bytes16::halves(eight, r.word);
-    const unsigned m = src.low8_eq(r.from) & ((1u << left) - 1);
-    src.shuffle(t.index[m]).store(d);
-    src.shuffle(t.index[m] + 16).store(d + 16);
-    return d + left + unsigned(__builtin_popcount(m)) * r.size - unsigned(__builtin_popcount(m));
+    const unsigned left = unsigned(n - i), hits = unsigned(__builtin_popcount(expand(s + i, (1u << left) - 1)));
+    return d + left - hits + hits * r.size;
   }
   return scalar::replace_byte(s + i, n - i, r, d);
 }
