@@ -522,19 +522,12 @@ void check_bridge_cuts(bool quick) {
         }
         const uint32_t x = code_point(s.data() + prev, p - prev, p - prev);
         const uint32_t y = code_point(s.data() + p, utf8_length(s[p]), n - p);
-        // (whole characters: the pair alone, as Bpe::cuts asks, and the quads, as Bpe::refine
-        // asks inside a part -- each never cut where a merge can split)
-        bool got;
-        if (whole) {
-          const bool quads = bridges.splits(c >= 2 ? cps[c - 2] : BridgeCuts::kAlone, x, y,
-                                            c + 1 < cps.size() ? cps[c + 1] : BridgeCuts::kAlone);
-          missed += spanned && !quads;
-          got = bridges.bridged(x, y);
-          missed += spanned && !got;
-          got = got && quads;
-        } else {
-          got = bridges.bridged(s.data(), n, prev, p);
-        }
+        // (whole characters: the pair, as Bpe::cuts asks, and then the quads, as Bpe::refine
+        // asks inside a part -- neither may cut where a merge can split)
+        const bool got = whole ? bridges.bridged(x, y) &&
+                                     bridges.splits(c >= 2 ? cps[c - 2] : BridgeCuts::kAlone, x, y,
+                                                    c + 1 < cps.size() ? cps[c + 1] : BridgeCuts::kAlone)
+                               : bridges.bridged(s.data(), n, prev, p);
         missed += spanned && !got;
         false_bridges += whole && got && !side_by_side;
         pairs += whole && !side_by_side;
