@@ -321,6 +321,20 @@ def _synthetic():
                                                           {"type": "Punctuation", "behavior": "MergedWithNext"}),
         "seq-deepseek-parts-then-metaspace": sequence(split(KNOWN_REGEXES["deepseek_cjk"], regex=True),
                                                        metaspace("▁", "first", True)),
+        # A stage whose matches start only at some tags passes the pieces without one on whole
+        # (pipeline.cpp with_starts): after a stage that makes many pieces, in each fold --
+        # inverted and removed, a piece without a match is itself the match and goes.
+        "seq-whitespacesplit-numbers-removed-invert": sequence(
+            {"type": "WhitespaceSplit"}, split(KNOWN_REGEXES["deepseek_digits"], "Removed", True, regex=True)),
+        "seq-whitespace-numbers-mergedprevious": sequence(
+            {"type": "Whitespace"}, split(KNOWN_REGEXES["deepseek_digits"], "MergedWithPrevious", regex=True)),
+        "seq-whitespacesplit-cjk-removed-invert": sequence(
+            {"type": "WhitespaceSplit"}, split(KNOWN_REGEXES["deepseek_cjk"], "Removed", True, regex=True)),
+        "seq-bytelevel-triples-mergednext-invert": sequence(
+            byte_level(False, True), split(KNOWN_REGEXES["falcon_digits"], "MergedWithNext", True, regex=True)),
+        "seq-split-space-punctuation-removed": sequence(split(" "), {"type": "Punctuation", "behavior": "Removed"}),
+        "seq-split-space-whitespacesplit": sequence(split(" "), {"type": "WhitespaceSplit"}),
+        "seq-bytelevel-digits-grouped": sequence(byte_level(False, True), {"type": "Digits", "individual_digits": False}),
     }
     for name, section in seqs.items():
         out.append((name, section, "sequence", REGEX_NEEDLES[:8] + ["▁", "-", "!!", "  "]))

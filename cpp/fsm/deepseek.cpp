@@ -22,39 +22,58 @@ constexpr TagSet kPrefix = bits(Mark, Number, Space, WsOther, Other, CjkMark, Cj
 constexpr WsTags kWsTags{kWs, Newline};
 
 // Runs a pattern given as "end of the match starting at i, or 0": matches and the gaps
-// between them, as find_iter reports them.
-template <class MatchEnd>
-void scan(const Cursor& c, uint32_t begin, pretok::Fold& fold, MatchEnd match_end) {
+// between them, as find_iter reports them.  start(i): the first character at or after i
+// where a match may start (i itself for the specification; the fast forms pass over the
+// characters that cannot start one -- every one but a digit, for \p{N}{1,3}).
+template <class Start, class MatchEnd>
+void scan(const Cursor& c, uint32_t begin, pretok::Fold& fold, Start start, MatchEnd match_end) {
   uint32_t gap = begin;
-  for (uint32_t i = begin; i < c.end;) {
+  for (uint32_t i = start(begin); i < c.end;) {
     const uint32_t e = match_end(i);
     if (!e) {
-      i = c.next(i);
+      i = start(c.next(i));
       continue;
     }
     if (gap < i) fold.segment(gap, i, false);
     fold.segment(i, e, true);
-    i = gap = e;
+    gap = e;
+    i = start(e);
   }
   if (gap < c.end) fold.segment(gap, c.end, false);
 }
 
+constexpr auto kEvery = [](uint32_t i) { return i; };
+
+uint32_t numbers_end(const Cursor& c, uint32_t i) {
+  uint32_t j = i;
+  for (int n = 0; n < 3 && c.in(j, kN); n++) j = c.next(j);
+  return j > i ? j : 0;
+}
+
+uint32_t cjk_end(const Cursor& c, uint32_t i) { return c.in(i, kCjk) ? c.run(i, kCjk) : 0; }
+
 }  // namespace
 
 void deepseek_numbers(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
-  scan(c, begin, fold, [&](uint32_t i) -> uint32_t {
-    uint32_t j = i;
-    for (int n = 0; n < 3 && c.in(j, kN); n++) j = c.next(j);
-    return j > i ? j : 0;
-  });
+  scan(c, begin, fold, [&](uint32_t i) { return c.find(i, Number, Number); },
+       [&](uint32_t i) { return numbers_end(c, i); });
+}
+void deepseek_numbers_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
+  scan(c, begin, fold, kEvery, [&](uint32_t i) { return numbers_end(c, i); });
 }
 
+// (The four CJK tags are consecutive: CjkLetter .. CjkOther.)
+static_assert(CjkMark == CjkLetter + 1 && CjkPunctSym == CjkLetter + 2 && CjkOther == CjkLetter + 3);
 void deepseek_cjk(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
-  scan(c, begin, fold, [&](uint32_t i) -> uint32_t { return c.in(i, kCjk) ? c.run(i, kCjk) : 0; });
+  scan(c, begin, fold, [&](uint32_t i) { return c.find(i, CjkLetter, CjkOther); },
+       [&](uint32_t i) { return cjk_end(c, i); });
+}
+void deepseek_cjk_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
+  scan(c, begin, fold, kEvery, [&](uint32_t i) { return cjk_end(c, i); });
 }
 
 void deepseek_words(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
-  scan(c, begin, fold, [&](uint32_t i) -> uint32_t {
+  scan(c, begin, fold, kEvery, [&](uint32_t i) -> uint32_t {
     const int t = c.tags[i];
     // [ASCII punctuation][A-Za-z]+
     if (t == AsciiPunctSym && c.in(i + 1, bits(AsciiLetter))) return c.run(i + 1, bits(AsciiLetter));

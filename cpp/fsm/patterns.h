@@ -20,6 +20,9 @@ struct Pattern {
   AlphabetId alphabet;
   PatternFn run;
   PatternFn run_scalar;  // the scalar state machine: the specification `run` is tested against
+  // Matches start only at characters tagged start_lo..start_hi (0: anywhere): a piece with
+  // none is one gap, and the stage passes it on without running the pattern.
+  uint8_t start_lo = 0, start_hi = 0;
 };
 
 // nullptr when there is no family of that name.
@@ -40,6 +43,9 @@ void deepseek_numbers(const Cursor& c, uint32_t begin, pretok::Fold& fold);   //
 void deepseek_cjk(const Cursor& c, uint32_t begin, pretok::Fold& fold);       // [一-龥\u3040-ゟ゠-ヿ]+
 void deepseek_words(const Cursor& c, uint32_t begin, pretok::Fold& fold);     // the third Split
 void ascii_digit_triples(const Cursor& c, uint32_t begin, pretok::Fold& fold);  // [0-9][0-9][0-9]
+void deepseek_numbers_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold);
+void deepseek_cjk_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold);
+void ascii_digit_triples_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold);
 
 // Shared tails of the whitespace alternatives, on any alphabet with these three tags.
 struct WsTags {

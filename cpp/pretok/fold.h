@@ -50,6 +50,17 @@ class Fold {
     previous_match_ = is_match;
   }
 
+  // A whole piece (not empty) that is one gap: segment(begin, end, false) and finish() in
+  // one -- the piece itself, or nothing when inverted (then a match) and removed.
+  void whole(uint32_t begin, uint32_t end) {
+    if (!invert_ || behavior_ != Behavior::Removed) {
+      out_.emplace_back();
+      out_.back().begin = begin;
+      out_.back().end = end;
+    }
+    first_ = out_.size();
+  }
+
   // After the piece's last segment: drops empty pieces and resets for the next piece.
   void finish() {
     if (pending_) push(pending_begin_, pending_end_);

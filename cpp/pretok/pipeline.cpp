@@ -91,6 +91,28 @@ void rewrite(Text& text, std::vector<Piece>& pieces, const uint8_t* input, uint3
 
 // -- stages ----------------------------------------------------------------------------------
 
+// Runs `run` on each piece that holds a character tagged lo..hi and gives the others to
+// the fold whole, as one gap: what a pattern whose matches start only at those characters
+// reports for a piece without one.  The pieces that hold one are found by one pass over
+// the text's tags, not a call per piece (falcon's Digits and digit triples run on
+// ByteLevel's pieces, a few bytes each, which seldom hold a digit).  lo = 0: every piece.
+template <class Run>
+void with_starts(const Text& text, const uint8_t* tags, const std::vector<Piece>& pieces, int lo, int hi, Fold& fold,
+                 Run run) {
+  const fsm::Cursor all{tags, text.bytes, text.size, text.byte_mapped};
+  uint32_t next = lo && !pieces.empty() ? all.find(pieces[0].begin, lo, hi) : 0;
+  for (const Piece& piece : pieces) {
+    if (lo) {
+      if (next < piece.begin) next = all.find(piece.begin, lo, hi);
+      if (next >= piece.end) {
+        fold.whole(piece.begin, piece.end);
+        continue;
+      }
+    }
+    run(piece);
+  }
+}
+
 class PatternStage final : public Stage {
  public:
   PatternStage(const fsm::Pattern* p, Behavior b, bool invert) : p_(p), behavior_(b), invert_(invert) {}
@@ -99,10 +121,10 @@ class PatternStage final : public Stage {
     std::vector<Piece>& out = scratch.pieces_out;
     out.clear();
     Fold fold(behavior_, invert_, out);
-    for (const Piece& piece : pieces) {
+    with_starts(text, tags, pieces, p_->start_lo, p_->start_hi, fold, [&](const Piece& piece) {
       p_->run(fsm::Cursor{tags, text.bytes, piece.end, text.byte_mapped}, piece.begin, fold);
       fold.finish();
-    }
+    });
     pieces.swap(out);
   }
 
@@ -114,14 +136,31 @@ class PatternStage final : public Stage {
 
 class RunsStage final : public Stage {
  public:
-  RunsStage(const fsm::Runs* r, Behavior b) : r_(r), behavior_(b) {}
+  RunsStage(const fsm::Runs* r, Behavior b) : r_(r), behavior_(b) {
+    // When every tag outside one range of matching classes shares one class that is not
+    // kSingle, a piece with none of the range is one run of that class: one gap
+    // (with_starts).  Digits: WordNumeric..Numeric.
+    int lo = 0, hi = 0, rest = -1;
+    bool one_range = true;
+    for (int t = 1; t < 16; t++) {
+      if (r->remap[t] & fsm::kMatch) {
+        one_range &= !lo || hi == t - 1;
+        if (!lo) lo = t;
+        hi = t;
+      } else if (r->remap[t]) {
+        one_range &= rest < 0 || rest == r->remap[t];
+        rest = r->remap[t];
+      }
+    }
+    if (one_range && lo && rest >= 0 && !(rest & kSingle)) start_lo_ = lo, start_hi_ = hi;
+  }
   void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
     const uint8_t* tags = scratch.tags(text, AlphabetId::unicode);
     const BoundariesFn boundaries = kernels::active().boundaries;
     std::vector<Piece>& out = scratch.pieces_out;
     out.clear();
     Fold fold(behavior_, false, out);
-    for (const Piece& piece : pieces) {
+    with_starts(text, tags, pieces, start_lo_, start_hi_, fold, [&](const Piece& piece) {
       if (scratch.cuts.size() < piece.end - piece.begin) scratch.cuts.resize(piece.end - piece.begin);
       const size_t n = boundaries(tags, piece.begin, piece.end, r_->remap, scratch.cuts.data());
       uint32_t start = piece.begin;
@@ -131,13 +170,14 @@ class RunsStage final : public Stage {
         start = stop;
       }
       fold.finish();
-    }
+    });
     pieces.swap(out);
   }
 
  private:
   const fsm::Runs* r_;
   Behavior behavior_;
+  int start_lo_ = 0, start_hi_ = 0;  // (with_starts)
 };
 
 // A String pattern: leftmost, non-overlapping occurrences (what Oniguruma does with the
