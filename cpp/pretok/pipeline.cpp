@@ -209,25 +209,30 @@ class LiteralStage final : public Stage {
     std::vector<Piece>& out = scratch.pieces_out;
     out.clear();
     Fold fold(behavior_, invert_, out);
-    for (const Piece& piece : pieces) {
-      const char* base = reinterpret_cast<const char*>(text.bytes);
-      uint32_t gap = piece.begin;
-      if (possible) {
-        std::string_view hay(base + piece.begin, piece.end - piece.begin);
-        for (size_t at = hay.find(needle); at != std::string_view::npos; at = hay.find(needle, at + needle.size())) {
-          const uint32_t m = piece.begin + uint32_t(at);
-          if (gap < m) fold.segment(gap, m, false);
-          fold.segment(m, m + uint32_t(needle.size()), true);
-          gap = m + uint32_t(needle.size());
-        }
-      }
-      if (gap < piece.end) fold.segment(gap, piece.end, false);
-      fold.finish();
-    }
+    for (const Piece& piece : pieces) split(text, piece, needle, possible, fold);
     pieces.swap(out);
   }
+  // One piece of a Metaspace's rewritten text (unmapped) into `fold`, which has this stage's
+  // behavior.
+  void split(const Text& text, const Piece& piece, Fold& fold) const { split(text, piece, literal_, true, fold); }
 
  private:
+  static void split(const Text& text, const Piece& piece, const std::string& needle, bool possible, Fold& fold) {
+    const char* base = reinterpret_cast<const char*>(text.bytes);
+    uint32_t gap = piece.begin;
+    if (possible) {
+      std::string_view hay(base + piece.begin, piece.end - piece.begin);
+      for (size_t at = hay.find(needle); at != std::string_view::npos; at = hay.find(needle, at + needle.size())) {
+        const uint32_t m = piece.begin + uint32_t(at);
+        if (gap < m) fold.segment(gap, m, false);
+        fold.segment(m, m + uint32_t(needle.size()), true);
+        gap = m + uint32_t(needle.size());
+      }
+    }
+    if (gap < piece.end) fold.segment(gap, piece.end, false);
+    fold.finish();
+  }
+
   std::string literal_, mapped_;
   bool mapped_possible_ = true;
   Behavior behavior_;
@@ -277,11 +282,25 @@ class MetaspaceStage final : public Stage {
   void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
     const bool keep = !scratch.origins_unread || repl_.size() > 4;
     const char* const content = reinterpret_cast<const char*>(text.bytes);  // (rewrite moves text)
+    // Without origins, the pieces the split may cut: those holding a ' ' or the first byte
+    // of the replacement.  Any other comes out of the rewrite as itself, maybe after one
+    // replacement, which the split (MergedWithNext) leaves on it: whole.  (WhitespaceSplit
+    // before Metaspace, t5's pipeline, leaves no ' ': a word a piece, each cut at no cost.)
+    std::vector<uint8_t>& may_cut = scratch.flags;
+    if (!keep) may_cut.resize(pieces.size());
+    const Piece* const first = pieces.data();
+    const char r0 = repl_[0];
     rewrite(text, pieces, scratch.input, scratch.input_size, keep, [&](const Piece& p, std::string& out, std::vector<Origin>& org, auto old_origin, auto old_origins) {
       const char* s = content + p.begin;
       const uint32_t n = p.end - p.begin;
+      bool any = true;  // (with origins: not asked)
+      if (!keep) {
+        uint32_t k = 0;
+        while (k < n && s[k] != ' ' && s[k] != r0) k++;
+        may_cut[size_t(&p - first)] = any = k < n;
+      }
       if (n == 0) return;  // prepend() adds nothing to an empty piece
-      const bool starts = s[0] == ' ' || (n >= repl_.size() && std::memcmp(s, repl_.data(), repl_.size()) == 0);
+      const bool starts = any && (s[0] == ' ' || (n >= repl_.size() && std::memcmp(s, repl_.data(), repl_.size()) == 0));
       bool prepend = false;
       if (prepend_ == StageSpec::Prepend::Always) prepend = !starts;
       if (prepend_ == StageSpec::Prepend::First)
@@ -290,7 +309,10 @@ class MetaspaceStage final : public Stage {
         out += repl_;
         if (keep) org.insert(org.end(), repl_.size(), old_origin(p.begin));
       }
-      if (!keep) return append_replacing_byte(std::string_view(s, n), ' ', repl_, out);  // (repl_: 1-4 bytes)
+      if (!keep) {
+        if (!any) return void(out.append(s, n));
+        return append_replacing_byte(std::string_view(s, n), ' ', repl_, out);  // (repl_: 1-4 bytes)
+      }
       // The piece and its origins as they are, then widened in place from the back: each
       // ' ' becomes the replacement, with the ' ''s origin on each of its bytes.  (Writing
       // byte by byte through push_back and insert cost 9 ns a byte on English text.)
@@ -316,7 +338,17 @@ class MetaspaceStage final : public Stage {
       }
     });
     scratch.reset();
-    if (split_) splitter_.apply(text, pieces, scratch);
+    if (!split_) return;
+    if (keep) return splitter_.apply(text, pieces, scratch);
+    std::vector<Piece>& out = scratch.pieces_out;
+    out.clear();
+    Fold fold(Behavior::MergedWithNext, false, out);
+    for (size_t k = 0; k < pieces.size(); k++) {
+      if (pieces[k].begin == pieces[k].end) continue;  // (an empty piece: the split drops it)
+      if (may_cut[k]) splitter_.split(text, pieces[k], fold);
+      else fold.whole(pieces[k].begin, pieces[k].end);
+    }
+    pieces.swap(out);
   }
 
  private:
