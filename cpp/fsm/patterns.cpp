@@ -18,7 +18,7 @@ const Pattern kPatterns[] = {
      tables::deepseek::Number},
     {"deepseek_cjk", AlphabetId::deepseek, deepseek_cjk, deepseek_cjk_scalar, tables::deepseek::CjkLetter,
      tables::deepseek::CjkOther},
-    {"deepseek_words", AlphabetId::deepseek, deepseek_words, deepseek_words},
+    {"deepseek_words", AlphabetId::deepseek, deepseek_words, deepseek_words_scalar},
     {"ascii_digit_triples", AlphabetId::regex, ascii_digit_triples, ascii_digit_triples_scalar, tables::regex::Digit,
      tables::regex::Digit},
 };

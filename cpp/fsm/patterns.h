@@ -45,6 +45,7 @@ void deepseek_words(const Cursor& c, uint32_t begin, pretok::Fold& fold);     //
 void ascii_digit_triples(const Cursor& c, uint32_t begin, pretok::Fold& fold);  // [0-9][0-9][0-9]
 void deepseek_numbers_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold);
 void deepseek_cjk_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold);
+void deepseek_words_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold);
 void ascii_digit_triples_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold);
 
 // Shared tails of the whitespace alternatives, on any alphabet with these three tags.

@@ -17,6 +17,10 @@ class Fold {
   Fold(Behavior behavior, bool invert, std::vector<Piece>& out)
       : behavior_(behavior), invert_(invert), plain_(behavior == Behavior::Isolated && !invert), out_(out) {}
 
+  // Every segment is a piece of its own (Isolated, not inverted): a pattern may then
+  // report a gap as a match.
+  bool plain() const { return plain_; }
+
   // The next segment [begin, end); segments arrive in order and cover the piece.
   inline __attribute__((always_inline)) void segment(uint32_t begin, uint32_t end, bool is_match) {
     if (plain_) {  // Isolated, not inverted: every segment is a piece (the common case)
