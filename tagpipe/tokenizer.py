@@ -122,9 +122,10 @@ class Tokenizer:
         if self._native is not None:
             why_not = self._native.cut_rule()  # None: not BPE
             if why_not is not None:
+                but = self._native.cut_exception()
                 lines.append("  BPE cuts: " + (f"off ({why_not})" if why_not else
                              "a new piece of 16+ bytes is cut before each character no merge can bridge "
-                             "to the one before it (cpp/model/bridge_cuts.h)"))
+                             "to the one before it (cpp/model/bridge_cuts.h)" + (f"; {but}" if but else "")))
                 seed = self._native.seed_size
                 lines.append(f"  word seed: {seed} vocabulary strings are their own token when the word cache "
                              "misses (cpp/model/word_seed.h)" if seed else

@@ -1018,6 +1018,19 @@ def synthetic_cases() -> list[Synthetic]:
         cases.append(Synthetic(f"bytelevel_cuts_ignore_merges{ignore}", bpe_json(
             bv, bridge_merges, ignore_merges=ignore, pre=bytelevel()), ABC_TEXTS + bridge_texts,
             oracle_expect=bridge_expect))
+    # A ByteLevel vocabulary without some bytes' characters (falcon lacks 28: control characters
+    # and bytes no UTF-8 text has): BPE drops such a byte and the symbols on either side of it
+    # may then merge ("a\x03b" is "ab"), so a piece that holds one is never cut; the others are.
+    # (use_regex off: the whole text is one piece -- the regex would cut at the control byte.)
+    holes, hole_merges = {BL[0x03], BL[0x1E]}, [("a", "b"), ("c", "d"), ("ab", "cd")]
+    hv = [t for t in _with_merged(list(BL), hole_merges) if t not in holes]
+    hid = {t: i for i, t in enumerate(hv)}
+    hole_texts = ["x" * 20 + "a\x03b", "a\x03b" * 8, "ax\x03bx" * 5, "ab" * 10 + "\x1e" + "cd" * 10, "abcd" * 6,
+                  "x" * 9 + "a\x03\x1eb" * 6, "\x03" * 20, "x" * 30, "a\x03b", "ab\x03cd" * 4 + "x" * 9]
+    hole_expect = {"x" * 20 + "a\x03b": [hid["x"]] * 20 + [hid["ab"]],
+                   "ab\x03cd" * 4 + "x" * 9: [hid["abcd"]] * 4 + [hid["x"]] * 9}
+    cases.append(Synthetic("bytelevel_cuts_missing_bytes", bpe_json(hv, hole_merges, pre=bytelevel(use_regex=False)),
+                           ABC_TEXTS + hole_texts, oracle_expect=hole_expect))
     # The same cuts in plain (Metaspace) pieces of 16+ bytes.  They are exact only while an
     # unknown character's symbols never merge: no character dropped (its neighbours could merge
     # across it: "a中b" is "ab" without unk or byte_fallback), no merge taking a <0xXX> token,
@@ -1274,7 +1287,9 @@ def test_explain_names_the_cut_rule():
     cases = {"bytelevel_cuts_ignore_mergesFalse": "BPE cuts: a new piece of 16+ bytes is cut",
              "metaspace_cuts_byte_fallback": "BPE cuts: a new piece of 16+ bytes is cut",
              "metaspace_cuts_dropped": "BPE cuts: off (an unknown character is dropped",
-             "metaspace_cuts_byte_tokens_merge": "BPE cuts: off (a merge takes a <0xXX> or unk token)"}
+             "metaspace_cuts_byte_tokens_merge": "BPE cuts: off (a merge takes a <0xXX> or unk token)",
+             "bytelevel_cuts_missing_bytes": "(cpp/model/bridge_cuts.h); not a piece that holds one of the 2 bytes "
+                                             "whose ByteLevel character is not in the vocabulary"}
     for case, line in cases.items():
         assert line in tagpipe.Tokenizer.from_str(by_id[case].json).explain(), case
 

@@ -404,6 +404,7 @@ class PyEncoder {
   size_t cache_used() const { return impl_.cache_used(); }
   void clear_cache() const { impl_.clear_cache(); }
   std::optional<std::string> cut_rule() const { return impl_.cut_rule(); }
+  std::string cut_exception() const { return impl_.cut_exception(); }
   size_t seed_size() const { return impl_.seed_size(); }
 
   // {"normalize": ns, "split": ns, "model": ns} for encoding these texts on this thread.
@@ -639,6 +640,7 @@ PYBIND11_MODULE(_core, m) {
            py::arg("truncate_left") = false)
       .def("clear_cache", &PyEncoder::clear_cache)
       .def("cut_rule", &PyEncoder::cut_rule)
+      .def("cut_exception", &PyEncoder::cut_exception)
       .def_property_readonly("seed_size", &PyEncoder::seed_size)
       .def("profile", &PyEncoder::profile, py::arg("texts"), py::arg("add_special_tokens"))
       .def_property_readonly("cache_used", &PyEncoder::cache_used)

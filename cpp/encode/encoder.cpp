@@ -293,6 +293,8 @@ std::optional<std::string> Encoder::cut_rule() const {
   return bpe_.cut_rule(piece_form());
 }
 
+std::string Encoder::cut_exception() const { return piece_model_ ? "" : bpe_.cut_exception(piece_form()); }
+
 bool Encoder::flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const {
   if (w.holes.empty()) return true;
   Timer timer(w.times ? &w.times->miss_ns : nullptr);

@@ -170,6 +170,8 @@ class Encoder {
   // How the model cuts long new pieces (Bpe::cuts): "" when it may, else why not; nothing
   // when the model is not BPE.
   std::optional<std::string> cut_rule() const;
+  // Which pieces it leaves whole although it may cut ("" when none: Bpe::cut_exception).
+  std::string cut_exception() const;
   // How many vocabulary strings the word seed holds (model/word_seed.h); 0 when not BPE.
   size_t seed_size() const;
   size_t cache_bytes() const { return cache_bytes_; }

@@ -69,6 +69,7 @@ Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions opti
       }
       for (int b = 0; b < 128; b++) ascii_id_[cont][l][b] = lookup(std::string(1, char(b)), !cont, l);
     }
+  for (int b = 0; b < 256; b++) missing_bytes_ += missing_byte_[b] = byte_char_id_[1][0][b] == kMissing;
   if (simple_bytes_) {
     bmp_id_.assign(0x10000, kMissing);
     vocab_.for_each([&](std::string_view token, uint32_t id) {
@@ -214,19 +215,24 @@ void Bpe::prepare_cuts(bool byte_mapped) const {
 // symbols of a character never merge with anything unless the character is in the
 // vocabulary -- so no character is dropped (its neighbours could then merge across it),
 // and no merge takes a <0xXX> byte token or the unk token -- and nothing else changes how
-// symbols merge.  ByteLevel pieces: every byte's character is in the vocabulary.  (The
-// conditions alone: cheap, no bridges are built.)
+// symbols merge.  ByteLevel pieces: every byte's character is in the vocabulary, or else
+// cuts() leaves whole each piece that holds one that is not (cut_exception: falcon lacks 28
+// of them, control characters and bytes no UTF-8 text has -- its Chinese clauses and long
+// words are cut).  (The conditions alone: cheap, no bridges are built.)
 std::string Bpe::cut_rule(bool byte_mapped) const {
-  bool every_byte = true;
-  for (int b = 0; b < 256; b++) every_byte &= byte_char_id_[1][0][b] != kMissing;
   const bool all_bytes = all_byte_tokens();
   if (!simple_bytes_) return "continuing_subword_prefix / end_of_word_suffix";
   if (duplicate_ids_) return "two vocabulary strings share an id";
-  if (byte_mapped && !every_byte) return "a byte's ByteLevel character is not in the vocabulary";
   if (!byte_mapped && !all_bytes && opt_.unk_id == BpeOptions::kNone)
     return "an unknown character is dropped (no unk token, no byte_fallback)";
   if (!byte_mapped && merges_take_bytes_or_unk_) return "a merge takes a <0xXX> or unk token";
   return "";
+}
+
+std::string Bpe::cut_exception(bool byte_mapped) const {
+  if (!byte_mapped || !missing_bytes_ || !cut_rule(byte_mapped).empty()) return "";
+  return "not a piece that holds one of the " + std::to_string(missing_bytes_) +
+         " bytes whose ByteLevel character is not in the vocabulary";
 }
 
 // A plain piece's character, code point cp, is its own vocabulary token (not unk, not
@@ -240,7 +246,10 @@ bool Bpe::cuts(const uint8_t* s, uint32_t n, uint64_t h, bool byte_mapped, std::
     return false;  // (ignore_merges: one token)
   if (c.bridges.whole_chars()) {
     whole_char_cuts<false>(c, s, n, at);
-  } else {  // (ByteLevel: no unk, every byte is a token)
+  } else {  // (ByteLevel: no unk; a piece with a byte that is no token stays whole)
+    if (missing_bytes_)
+      for (uint32_t p = 0; p < n; p++)
+        if (missing_byte_[s[p]]) return false;
     uint32_t prev = 0;  // where the character before p starts
     for (uint32_t p = 1; p < n; p++) {
       if ((s[p] & 0xC0) == 0x80) continue;  // (before a character's first byte only)

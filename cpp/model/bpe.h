@@ -95,6 +95,10 @@ class Bpe {
   bool refine(const uint8_t* s, uint32_t n, bool byte_mapped, std::vector<uint32_t>& at) const;
   // Why cuts() never cuts pieces of this form ("" when it may).
   std::string cut_rule(bool byte_mapped) const;
+  // Which pieces cuts() leaves whole when it may cut ("" when none): ByteLevel pieces that
+  // hold a byte whose character is not in the vocabulary (BPE drops it, and the symbols on
+  // either side of it may then merge).
+  std::string cut_exception(bool byte_mapped) const;
   // Builds what cuts() needs now rather than inside the first call that cuts a piece
   // (thread-safe): the signatures (1-15 ms on the shared vocabularies) and, with
   // ignore_merges, the strings whose merges differ (llama-3: 50 ms).
@@ -179,6 +183,8 @@ class Bpe {
   uint32_t byte_char_id_[2][2][256];
   uint32_t ascii_id_[2][2][128];
   uint32_t byte_token_[256];  // <0xXX>, or kMissing
+  bool missing_byte_[256] = {};  // the byte's ByteLevel character is not in the vocabulary
+  int missing_bytes_ = 0;
   // Without prefix / suffix and shared ids, units as one initial symbol where that is exact
   // (model/char_merges.h).  ByteLevel words: whole characters and ASCII pairs (empty when not
   // every byte is a token).  Plain words: two characters (empty for a ByteLevel vocabulary,
