@@ -63,6 +63,7 @@ class Scratch {
   std::vector<Piece> pieces_out;
   std::vector<uint32_t> cuts;
   std::vector<uint8_t> flags;  // a byte per piece between two passes of a stage (Metaspace)
+  std::vector<uint64_t> bits;  // a bit per byte of the text (Metaspace: its ' ' and mark bytes)
   // Room for a stage that writes pieces in place (MarkRuns): its size only grows, so the
   // room is not zero-filled again on every call (resize would fill a piece per byte).
   std::vector<Piece> room;
