@@ -6,8 +6,9 @@
 namespace tagpipe::fsm {
 
 namespace {
-// name, alphabet, run, run_scalar, the tags matches start at.  Every family is exact on ByteLevel-mapped text too:
-// none reads a non-ASCII literal there (cursor.h, contraction()).
+// name, alphabet, run, run_scalar, and the tags its matches start at (where not every
+// one).  Every family is exact on ByteLevel-mapped text too: none reads a non-ASCII literal
+// there (cursor.h, contraction()).
 const Pattern kPatterns[] = {
     {"gpt2", AlphabetId::regex, gpt2, gpt2_scalar},
     {"cl100k", AlphabetId::regex, cl100k, cl100k_scalar},

@@ -55,7 +55,8 @@ class Fold {
   }
 
   // A whole piece (not empty) that is one gap: segment(begin, end, false) and finish() in
-  // one -- the piece itself, or nothing when inverted (then a match) and removed.
+  // one -- the piece itself, or nothing when inverted (then a match) and removed.  (The two
+  // calls in its place: all-hit split stage t5 4.4 -> 4.8 ns a byte, falcon 5.1 -> 5.3.)
   void whole(uint32_t begin, uint32_t end) {
     if (!invert_ || behavior_ != Behavior::Removed) {
       out_.emplace_back();

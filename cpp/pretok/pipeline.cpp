@@ -112,10 +112,10 @@ template <class Run>
 void with_starts(const Text& text, const uint8_t* tags, const std::vector<Piece>& pieces, int lo, int hi, Fold& fold,
                  Run run) {
   const fsm::Cursor all{tags, text.bytes, text.size, text.byte_mapped};
-  uint32_t next = lo && !pieces.empty() ? all.find(pieces[0].begin, lo, hi) : 0;
+  uint32_t next = 0;  // (the first such character at or after the last piece looked at)
   for (const Piece& piece : pieces) {
     if (lo) {
-      if (next < piece.begin) next = all.find(piece.begin, lo, hi);
+      if (next <= piece.begin) next = all.find(piece.begin, lo, hi);
       if (next >= piece.end) {
         fold.whole(piece.begin, piece.end);
         continue;
