@@ -164,6 +164,17 @@ def test_cache_is_used_when_it_has_room():
     assert 0 < tok.cache_used <= 64 << 20
 
 
+def test_cache_stays_small_for_a_few_words():
+    """A tokenizer used for a few words keeps its word cache's first table (32 KiB, and the
+    128 KiB table of recent hits): the jump to the 4 MiB table comes only past 512 distinct
+    pieces (WordCache::kJump) -- and then stays within the budget."""
+    tok = tagpipe.Tokenizer.from_str(tokenizer_json("bundled-gpt2"))
+    tok.encode("Hello world, a few words and a number: 12345.")
+    assert 0 < tok.cache_used <= 256 << 10, tok.cache_used
+    tok.encode(" ".join(unique_words(1000, seed=7)))
+    assert 256 << 10 < tok.cache_used <= tok.cache_bytes
+
+
 BATCH_MEMORY = r'''
 import json, sys
 from pathlib import Path

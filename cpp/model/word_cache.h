@@ -278,7 +278,8 @@ class WordCache {
   template <class T, class Empty, class Hash>
   bool grow(HugeTable<T>& table, size_t& mask, size_t jump, Empty empty, Hash hash) {
     size_t size = table.empty() ? 1024 : table.size() * 2;
-    while (size < jump && size * 2 * sizeof(T) <= budget_ / 4) size *= 2;
+    if (!table.empty())
+      while (size < jump && size * 2 * sizeof(T) <= budget_ / 4) size *= 2;
     if (compute_used() + size * sizeof(T) > budget_) {
       clear();
       size = 1024;
