@@ -342,9 +342,10 @@ class WordCache {
   // far more than a recycled one: 1 -> 2 -> 4 MiB took up to 27% of the first rounds on
   // fresh text, all in the kernel clearing pages).  Fresh, a 10-document warm-up as in the
   // benchmarks, then 60-document rounds (alternating processes, median ratio / geometric
-  // mean): gpt2 English 1.06 / 1.18, code 1.18 / 1.13, Chinese 1.17 / 1.19, llama2 Chinese
-  // 1.03 / 1.10; all-hit no slower (gpt2 English model stage 1.30 -> 1.22 ns a byte: fewer
-  // probes in a table that is less full).
+  // mean against doubling): gpt2 English 1.10 / 1.14, code 1.15 / 1.20, Russian 1.06 / 0.99,
+  // llama2 English 1.08 / 1.08, llama3 English 1.03 / 0.98; Chinese, whose few distinct
+  // parts sit in a sparser table, 0.97-1.05 (medians); all-hit no slower (gpt2 English model
+  // stage 1.30 -> 1.22 ns a byte: fewer probes in a table that is less full).
   static constexpr size_t kJump = size_t(1) << 17;
   static constexpr size_t kHot = 4096;  // 128 KiB at most
   mutable Short hot_one_[1] = {};       // the table of recent hits while there is no room for one
