@@ -1510,6 +1510,33 @@ def test_lone_surrogate_raises_value_error_naming_it(name):
 
 
 @needs_shared
+@pytest.mark.parametrize("name", ["gpt2", "llama2", "gemma3"])
+def test_every_str_width_encodes_as_its_utf8(name):
+    """A str reaches the encoder as its code units -- one, two or four bytes a character
+    (PEP 393) -- and is converted to UTF-8 on the encoding thread (cpp/transcode/): sixteen
+    ASCII units a step, else four at a time.  Every width, lengths around those steps, the
+    edges of each UTF-8 form, and a lone surrogate at every position of a step and the tail."""
+    tok, oracle = tagpipe_outside(name), oracle_for(name)
+    rng = random.Random(29)
+    pools = {"ascii": "ab ,.\n\x7f", "latin-1": "ab \x80\xe9\xff",
+             "ucs-2": "ab \xe9\u07ff\u0800\u0416\u4e2d\ud7ff\ue000\uffff",
+             "ucs-4": "ab \xe9\u0416\u4e2d\uffff\U00010000\U0001f600\U0010ffff"}
+    texts = ["".join(rng.choice(pool) for _ in range(n)) for pool in pools.values()
+             for n in (0, 1, 3, 4, 5, 15, 16, 17, 20, 31, 32, 33, 100, 1000)]
+    want = oracle_ids(oracle, texts, True)
+    for text, w in zip(texts, want):
+        assert tok.encode(text) == w, repr(text[:40])
+    ids, offsets = tok.encode_batch_flat(texts)
+    assert [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(texts))] == want
+    for wide in ("\u4e2d" * 40, "\U0001f600" * 40):
+        for at in (0, 1, 3, 4, 15, 16, 17, 35, 39):
+            bad = wide[:at] + "\udc80" + wide[at + 1:]
+            for call in (lambda: tok.encode(bad), lambda: tok.encode_batch_flat(["ok", bad, wide])):
+                with pytest.raises(ValueError, match=f"U\\+DC80 at index {at}"):
+                    call()
+
+
+@needs_shared
 @pytest.mark.parametrize("name", ["gpt2", "qwen3", "all-minilm-l6-v2"])
 def test_non_str_raises_type_error(name):
     tok = tagpipe_outside(name)

@@ -52,6 +52,43 @@ struct Bytes {
   }
 };
 
+// A text for the encoder: a str as its code units (PEP 393), converted to UTF-8 by the
+// encoder on its own threads (transcode/transcode.h) -- not by CPython with the GIL held,
+// nor kept in the str; an ASCII str, or any buffer of bytes, as its bytes.  Holds a
+// reference to the owner so the units stay alive while the GIL is released.
+struct Text {
+  std::optional<Bytes> bytes;  // not a str, or one whose UTF-8 could pass 4 GiB
+  py::object owner;
+  Units units;
+
+  explicit Text(py::handle obj) {
+    PyObject* o = obj.ptr();
+    if (PyUnicode_Check(o)) {
+#if PY_VERSION_HEX < 0x030C0000  // (a legacy str built by the old C API; 3.12 has none)
+      if (PyUnicode_READY(o) < 0) throw py::error_already_set();
+#endif
+      const size_t count = size_t(PyUnicode_GET_LENGTH(o));
+      const unsigned width = PyUnicode_IS_ASCII(o) ? 0 : unsigned(PyUnicode_KIND(o));
+      if (utf8_bound(count, width) <= kMaxText) {
+        owner = py::reinterpret_borrow<py::object>(obj);
+        units = Units{PyUnicode_DATA(o), count, width};
+        return;
+      }
+    }
+    bytes.emplace(obj);
+    if (bytes->size > kMaxText) throw py::value_error("text longer than 4 GiB");
+    units = Units{bytes->data, bytes->size, 0};
+  }
+  // The encoder found a lone surrogate: CPython's conversion raises its UnicodeEncodeError
+  // (the Python layer turns it into a ValueError naming the character and its index).
+  [[noreturn]] void raise_not_utf8() const {
+    Py_ssize_t n;
+    if (!PyUnicode_AsUTF8AndSize(owner.ptr(), &n)) throw py::error_already_set();
+    throw py::value_error("text is not valid Unicode");  // (not reached: a surrogate raises above)
+  }
+  static constexpr size_t kMaxText = UINT32_MAX - 64;
+};
+
 const Alphabet& alphabet_named(const std::string& name) {
   if (const Alphabet* a = find_alphabet(name)) return *a;
   throw py::value_error("unknown alphabet '" + name + "'");
@@ -352,31 +389,37 @@ class PyEncoder {
 
   // uint32 ids, or None when the text must be delegated.
   py::object encode(py::handle text, bool add_special, int64_t limit, bool left) const {
-    Bytes in(text);
-    check_size(in.size);
+    const Text in(text);
     std::vector<uint32_t> ids;
-    bool ok;
+    Encoder::Result r;
     const Truncation trunc = truncation(limit, left);
     {
       py::gil_scoped_release nogil;
-      ok = impl_.encode(in.data, uint32_t(in.size), add_special, ids, trunc);
+      r = impl_.encode(in.units, add_special, ids, trunc);
     }
-    if (!ok) return py::none();
+    if (r == Encoder::kNotUtf8) in.raise_not_utf8();
+    if (r == Encoder::kDelegate) return py::none();
     return to_numpy(std::move(ids));
   }
 
   // (ids uint32[N], offsets int64[n+1], delegate bool[n]) for a list of str.
   py::tuple encode_batch(const py::list& texts, bool add_special, int threads, int64_t limit, bool left) const {
-    std::vector<Bytes> keep;
+    std::vector<Text> keep;
     keep.reserve(texts.size());
-    std::vector<std::pair<const uint8_t*, uint32_t>> docs;
+    std::vector<Units> docs;
     docs.reserve(texts.size());
     for (const auto& t : texts) {
       keep.emplace_back(t);
-      check_size(keep.back().size);
-      docs.emplace_back(keep.back().data, uint32_t(keep.back().size));
+      docs.push_back(keep.back().units);
     }
-    return run_batch(docs, add_special, threads, truncation(limit, left));
+    Encoder::Batch batch;
+    {
+      py::gil_scoped_release nogil;
+      impl_.encode_batch(docs, add_special, threads, batch, truncation(limit, left));
+    }
+    for (size_t i = 0; i < docs.size(); i++)
+      if (batch.delegate[i] == Encoder::kNotUtf8) keep[i].raise_not_utf8();
+    return batch_tuple(batch);
   }
 
   // The same for texts laid out as an Arrow string column: text i is the UTF-8 bytes
@@ -390,15 +433,20 @@ class PyEncoder {
       throw py::value_error("starts and ends must be 1-D arrays of one length");
     const int64_t* b = starts.data();
     const int64_t* e = ends.data();
-    std::vector<std::pair<const uint8_t*, uint32_t>> docs(size_t(starts.shape(0)));
+    std::vector<Units> docs(size_t(starts.shape(0)));
     for (size_t i = 0; i < docs.size(); i++) {
       if (b[i] < 0 || e[i] < b[i] || uint64_t(e[i]) > in.size)
         throw py::value_error("text " + std::to_string(i) + ": span [" + std::to_string(b[i]) + ", " +
                               std::to_string(e[i]) + ") is outside the data buffer");
       check_size(size_t(e[i] - b[i]));
-      docs[i] = {in.data + b[i], uint32_t(e[i] - b[i])};
+      docs[i] = Units{in.data + b[i], size_t(e[i] - b[i]), 0};
     }
-    return run_batch(docs, add_special, threads, truncation(limit, left));
+    Encoder::Batch batch;
+    {
+      py::gil_scoped_release nogil;
+      impl_.encode_batch(docs, add_special, threads, batch, truncation(limit, left));
+    }
+    return batch_tuple(batch);
   }
 
   size_t cache_used() const { return impl_.cache_used(); }
@@ -447,13 +495,7 @@ class PyEncoder {
     if (limit < Truncation::kNone) throw py::value_error("truncate: a number of ids, or -1 for none");
     return Truncation{limit, left};
   }
-  py::tuple run_batch(const std::vector<std::pair<const uint8_t*, uint32_t>>& docs, bool add_special,
-                      int threads, Truncation trunc) const {
-    Encoder::Batch batch;
-    {
-      py::gil_scoped_release nogil;
-      impl_.encode_batch(docs, add_special, threads, batch, trunc);
-    }
+  static py::tuple batch_tuple(Encoder::Batch& batch) {
     py::array_t<bool> delegate(py::ssize_t(batch.delegate.size()));
     std::copy(batch.delegate.begin(), batch.delegate.end(), delegate.mutable_data());
     return py::make_tuple(to_numpy(batch.ids), to_numpy(std::move(batch.offsets)), delegate);

@@ -1,6 +1,6 @@
-// The kernel registry: every SIMD kernel (classify, boundaries, window, replace, marks, find) this build
-// has, which of them this CPU can run, and the active one (chosen once from CPU features, or
-// forced by name).
+// The kernel registry: every SIMD kernel (classify, boundaries, window, replace, marks, find,
+// transcode) this build has, which of them this CPU can run, and the active one (chosen
+// once from CPU features, or forced by name).
 #pragma once
 #include <string>
 #include <string_view>
@@ -11,6 +11,7 @@
 #include "find/find.h"
 #include "marks/marks.h"
 #include "replace/replace.h"
+#include "transcode/transcode.h"
 #include "window/window.h"
 
 namespace tagpipe::kernels {
@@ -24,6 +25,7 @@ struct Kernel {
   ReplaceFn replace_byte;
   MarksFn marks;
   FindBytesFn find_bytes;
+  TranscodeFn transcode;
 };
 
 // Kernels compiled into this build, best last.

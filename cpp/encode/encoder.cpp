@@ -1,6 +1,7 @@
 #include "encode/encoder.h"
 
 #include "encode/thread_pool.h"
+#include "dispatch/kernels.h"
 
 #include <algorithm>
 #include <chrono>
@@ -476,6 +477,31 @@ bool Encoder::encode(const uint8_t* s, uint32_t n, bool add_special, std::vector
   return ok;
 }
 
+// The UTF-8 of a text: its own bytes, or its code units converted into w.utf8 (nullptr:
+// a lone surrogate).  A buffer that a huge text made huge is not kept for the next one.
+const uint8_t* Encoder::utf8_of(const Units& text, Worker& w, uint32_t& n) const {
+  if (text.width == 0) {
+    n = uint32_t(text.count);
+    return static_cast<const uint8_t*>(text.data);
+  }
+  const size_t need = utf8_bound(text.count, text.width) + kTranscodeSlack;
+  if (w.utf8.size() > kKeepUtf8Bytes && need <= kKeepUtf8Bytes) std::vector<uint8_t>().swap(w.utf8);
+  if (w.utf8.size() < need) w.utf8.resize(std::max(need, std::min(w.utf8.size() * 2, kKeepUtf8Bytes)));
+  const uint8_t* end = kernels::active().transcode(text.data, text.count, text.width, w.utf8.data());
+  if (!end) return nullptr;
+  n = uint32_t(end - w.utf8.data());
+  return w.utf8.data();
+}
+
+Encoder::Result Encoder::encode(const Units& text, bool add_special, std::vector<uint32_t>& out,
+                                Truncation trunc) const {
+  Worker& w = thread_worker();
+  uint32_t n;
+  const uint8_t* s = utf8_of(text, w, n);
+  if (!s) return kNotUtf8;
+  return encode(s, n, add_special, out, trunc) ? kEncoded : kDelegate;
+}
+
 StageTimes Encoder::profile(const std::vector<std::pair<const uint8_t*, uint32_t>>& docs, bool add_special) const {
   StageTimes times;
   WordCache* cache = acquire_cache();
@@ -490,8 +516,8 @@ StageTimes Encoder::profile(const std::vector<std::pair<const uint8_t*, uint32_t
   return times;
 }
 
-void Encoder::encode_batch(const std::vector<std::pair<const uint8_t*, uint32_t>>& docs, bool add_special,
-                           int threads, Batch& out, Truncation trunc) const {
+void Encoder::encode_batch(const std::vector<Units>& docs, bool add_special, int threads, Batch& out,
+                           Truncation trunc) const {
   const size_t n = docs.size();
   // Each thread writes its documents' ids into its own sink; spans say where each one is.
   struct Span {
@@ -512,8 +538,8 @@ void Encoder::encode_batch(const std::vector<std::pair<const uint8_t*, uint32_t>
   }
   std::vector<Span> spans;
   for (size_t first = 0; first < n;) {
-    size_t last = first + 1, bytes = docs[first].second;  // a round: at least one document
-    while (last < n && bytes + docs[last].second <= kRoundBytes) bytes += docs[last++].second;
+    size_t last = first + 1, units = docs[first].count;  // a round: at least one document
+    while (last < n && units + docs[last].count <= kRoundBytes) units += docs[last++].count;
     spans.assign(last - first, Span{});
     std::atomic<size_t> next{first};
     auto work = [&](int t) {
@@ -523,7 +549,10 @@ void Encoder::encode_batch(const std::vector<std::pair<const uint8_t*, uint32_t>
       w.sink.size = 0;
       for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < last;) {
         const size_t begin = w.sink.size;
-        if (!encode_with(docs[i].first, docs[i].second, add_special, trunc, w, *cache)) out.delegate[i] = 1;
+        uint32_t len;
+        const uint8_t* s = utf8_of(docs[i], w, len);
+        if (!s) out.delegate[i] = kNotUtf8;
+        else if (!encode_with(s, len, add_special, trunc, w, *cache)) out.delegate[i] = kDelegate;
         spans[i - first] = {uint32_t(t), begin, w.sink.size};
       }
       w.sink.buf.swap(sinks[size_t(t)].buf);

@@ -22,6 +22,7 @@
 #include "model/word_cache.h"
 #include "normalize/normalize.h"
 #include "pretok/pipeline.h"
+#include "transcode/transcode.h"
 
 namespace tagpipe {
 
@@ -139,6 +140,7 @@ struct Worker {
     uint32_t at, id;
   };
   std::vector<Placed> gap_tokens;
+  std::vector<uint8_t> utf8;  // a text given as code units (Units), in UTF-8
 };
 
 class Encoder {
@@ -149,19 +151,25 @@ class Encoder {
   // text needs something tagpipe does not run natively (then the caller delegates it).
   bool encode(const uint8_t* s, uint32_t n, bool add_special_tokens, std::vector<uint32_t>& out,
               Truncation trunc = {}) const;
+  // The same for a text as a str keeps it (transcode/transcode.h; its UTF-8 at most
+  // UINT32_MAX - 64 bytes: the caller checks utf8_bound), converted to UTF-8 on this
+  // thread: kEncoded, kDelegate (out as it was), or kNotUtf8 -- it holds a lone surrogate.
+  enum Result : uint8_t { kEncoded = 0, kDelegate = 1, kNotUtf8 = 2 };
+  Result encode(const Units& text, bool add_special_tokens, std::vector<uint32_t>& out, Truncation trunc = {}) const;
 
   struct Batch {
     IdBuffer ids;
     std::vector<int64_t> offsets;   // doc i is ids[offsets[i] .. offsets[i+1])
-    std::vector<uint8_t> delegate;  // 1 where the doc must be delegated (its ids are empty)
+    std::vector<uint8_t> delegate;  // a Result per doc: its ids are empty unless kEncoded
   };
-  // Encodes documents docs[i] = (data, size) on `threads` threads, in rounds of about
-  // kRoundBytes of text: the threads' buffers hold one round's ids, which then go to
+  // Encodes documents docs[i] (as encode(Units) does) on `threads` threads, in rounds of
+  // about kRoundBytes of text: the threads' buffers hold one round's ids, which then go to
   // out.ids in document order -- so the batch's ids are held once, plus one round's.
   static constexpr size_t kRoundBytes = size_t(4) << 20;
   static constexpr size_t kKeepSinkIds = size_t(4) << 20;  // a thread's sink kept between encode calls
-  void encode_batch(const std::vector<std::pair<const uint8_t*, uint32_t>>& docs, bool add_special_tokens,
-                    int threads, Batch& out, Truncation trunc = {}) const;
+  static constexpr size_t kKeepUtf8Bytes = size_t(16) << 20;  // a thread's UTF-8 buffer kept between texts
+  void encode_batch(const std::vector<Units>& docs, bool add_special_tokens, int threads, Batch& out,
+                    Truncation trunc = {}) const;
 
   // Encodes the documents on this thread, timing each stage (the timers cost a little;
   // profile, do not benchmark, with this).
@@ -187,6 +195,7 @@ class Encoder {
   bool encode_gaps(const uint8_t* s, Worker& w, WordCache& cache) const;
   // These return false when the model meets an error the oracle raises (then the text is
   // delegated).  `tokens`: ids to put before the first piece at or after their position.
+  const uint8_t* utf8_of(const Units& text, Worker& w, uint32_t& n) const;
   bool encode_pieces(Worker& w, WordCache& cache, const std::vector<Worker::Placed>* tokens = nullptr) const;
   bool flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const;
   static void keep_jobs(Worker& w);

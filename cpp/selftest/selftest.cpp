@@ -1,4 +1,5 @@
-// pybind-free self-test: every available kernel (classify, boundaries, window, replace, marks, find) must
+// pybind-free self-test: every available kernel (classify, boundaries, window, replace, marks, find,
+// transcode) must
 // write exactly what the scalar kernel writes, for every alphabet; and on every kernel, every
 // regex family's block state machine must cut exactly where its scalar state machine does.
 //
@@ -25,6 +26,7 @@
 #include "model/merge_table.h"
 #include "pretok/fold.h"
 #include "replace/replace.h"
+#include "transcode/transcode.h"
 #include "window/window.h"
 
 using namespace tagpipe;
@@ -269,6 +271,53 @@ void check_replace_kernel(const kernels::Kernel& k, bool quick) {
       c.ok = false;
       c.why = "replace differs on " + std::to_string(in.size()) + " bytes (lengths " + std::to_string(n0) + ", " +
               std::to_string(n1) + ")";
+    }
+  }
+}
+
+// The transcode kernel: code units of each width (1, 2, 4) drawn around every boundary of
+// the UTF-8 forms (0x7F/0x80, 0x7FF/0x800, 0xFFFF/0x10000, the surrogates' edges), in runs of
+// ASCII and not; the scalar kernel checked against append_utf8, each other one against it
+// (the same bytes, or the same nullptr for a surrogate).
+void check_transcode_kernel(const kernels::Kernel& k, bool quick) {
+  Check c{k, alphabet(AlphabetId::regex), "transcode"};
+  std::mt19937_64 rng(17);
+  const uint32_t pool[] = {0x20, 'a', 0x7F, 0x80, 0xE9, 0xFF, 0x100, 0x43F, 0x7FF, 0x800, 0x4E2D, 0xD7FF,
+                           0xE000, 0xFFFD, 0xFFFF, 0x10000, 0x1F600, 0x10FFFF, 0xD800, 0xDBFF, 0xDC00, 0xDFFF};
+  for (int rep = 0; rep < (quick ? 4000 : 40000); rep++) {
+    const unsigned width = (unsigned[]){1, 2, 4}[rng() % 3];
+    const uint32_t top = width == 1 ? 0xFF : width == 2 ? 0xFFFF : 0x10FFFF;
+    const bool surrogates = rng() % 8 == 0;
+    std::vector<uint32_t> cps(rng() % 80);
+    for (uint32_t& cp : cps) {
+      do cp = rng() % 2 ? uint32_t(0x20 + rng() % 0x5F) : pool[rng() % (sizeof pool / 4)];
+      while (cp > top || (!surrogates && cp >= 0xD800 && cp <= 0xDFFF));
+    }
+    std::vector<uint8_t> units(cps.size() * width + 1);  // (+1: an odd start below)
+    const size_t off = rng() % 2;  // an unaligned array too
+    for (size_t i = 0; i < cps.size(); i++) std::memcpy(units.data() + off + i * width, &cps[i], width);
+    if (off) units.push_back(0);
+    const void* in = units.data() + off;
+    std::vector<uint8_t> expect;
+    bool valid = true;
+    for (uint32_t cp : cps) {
+      valid = valid && !(cp >= 0xD800 && cp <= 0xDFFF);
+      append_utf8(expect, cp);
+    }
+    std::vector<uint8_t> out0(utf8_bound(cps.size(), width) + kTranscodeSlack, 0xEE), out1 = out0;
+    const uint8_t* e0 = scalar::transcode(in, cps.size(), width, out0.data());
+    const uint8_t* e1 = k.transcode(in, cps.size(), width, out1.data());
+    c.cases++;
+    const bool spec_ok = valid ? e0 && size_t(e0 - out0.data()) == expect.size() &&
+                                     std::memcmp(out0.data(), expect.data(), expect.size()) == 0
+                               : !e0;
+    const bool same_ok = e1 ? e0 && e1 - out1.data() == e0 - out0.data() &&
+                                  std::memcmp(out0.data(), out1.data(), size_t(e0 - out0.data())) == 0
+                            : !e0;
+    if (c.ok && !(spec_ok && same_ok)) {
+      c.ok = false;
+      c.why = std::string(spec_ok ? "differs from scalar" : "scalar differs from append_utf8") + " on " +
+              std::to_string(cps.size()) + " units of width " + std::to_string(width);
     }
   }
 }
@@ -553,6 +602,7 @@ int main(int argc, char** argv) {
   for (const auto* k : kernels::available()) std::printf(" %s", k->name);
   std::printf("\n");
   for (const auto* k : kernels::available()) {
+    check_transcode_kernel(*k, quick);  // (scalar too: against append_utf8)
     if (std::strcmp(k->name, "scalar") != 0) {
       for (int id = 0; id < int(AlphabetId::count); id++) check_kernel(*k, alphabet(AlphabetId(id)), quick);
       check_runs_kernels(*k, quick);

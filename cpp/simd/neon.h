@@ -176,6 +176,62 @@ struct Bytes16 {
   TAGPIPE_ALWAYS_INLINE void store(uint8_t* p) const { vst1q_u8(p, v); }
 };
 
+// Sixteen code units at s (1, 2 or 4 bytes each): when all are ASCII, stores them as
+// sixteen bytes at d and returns true (the transcode kernel).
+TAGPIPE_ALWAYS_INLINE bool ascii16(const uint8_t* s, uint8_t* d) {
+  const uint8x16_t v = vld1q_u8(s);
+  if (vmaxvq_u8(v) >= 0x80) return false;
+  vst1q_u8(d, v);
+  return true;
+}
+TAGPIPE_ALWAYS_INLINE bool ascii16(const uint16_t* s, uint8_t* d) {
+  const uint16x8_t a = vld1q_u16(s), b = vld1q_u16(s + 8);
+  if (vmaxvq_u16(vorrq_u16(a, b)) >= 0x80) return false;
+  vst1q_u8(d, vcombine_u8(vmovn_u16(a), vmovn_u16(b)));
+  return true;
+}
+TAGPIPE_ALWAYS_INLINE bool ascii16(const uint32_t* s, uint8_t* d) {
+  const uint32x4_t a = vld1q_u32(s), b = vld1q_u32(s + 4), c = vld1q_u32(s + 8), e = vld1q_u32(s + 12);
+  if (vmaxvq_u32(vorrq_u32(vorrq_u32(a, b), vorrq_u32(c, e))) >= 0x80) return false;
+  const uint16x8_t lo = vcombine_u16(vmovn_u32(a), vmovn_u32(b)), hi = vcombine_u16(vmovn_u32(c), vmovn_u32(e));
+  vst1q_u8(d, vcombine_u8(vmovn_u16(lo), vmovn_u16(hi)));
+  return true;
+}
+
+// Four code units widened to 32-bit lanes (the transcode kernel's general step).
+struct U32x4 {
+  uint32x4_t v;
+  static TAGPIPE_ALWAYS_INLINE U32x4 load(const uint8_t* s) {
+    uint32_t w;
+    std::memcpy(&w, s, 4);
+    return {vmovl_u16(vget_low_u16(vmovl_u8(vcreate_u8(w))))};
+  }
+  static TAGPIPE_ALWAYS_INLINE U32x4 load(const uint16_t* s) { return {vmovl_u16(vld1_u16(s))}; }
+  static TAGPIPE_ALWAYS_INLINE U32x4 load(const uint32_t* s) { return {vld1q_u32(s)}; }
+  static TAGPIPE_ALWAYS_INLINE U32x4 splat(uint32_t c) { return {vdupq_n_u32(c)}; }
+  template <int N>
+  TAGPIPE_ALWAYS_INLINE U32x4 shr() const { return {vshrq_n_u32(v, N)}; }
+  template <int N>
+  TAGPIPE_ALWAYS_INLINE U32x4 shl() const { return {vshlq_n_u32(v, N)}; }
+  TAGPIPE_ALWAYS_INLINE U32x4 operator&(uint32_t c) const { return {vandq_u32(v, vdupq_n_u32(c))}; }
+  TAGPIPE_ALWAYS_INLINE U32x4 operator|(uint32_t c) const { return {vorrq_u32(v, vdupq_n_u32(c))}; }
+  TAGPIPE_ALWAYS_INLINE U32x4 operator|(U32x4 o) const { return {vorrq_u32(v, o.v)}; }
+  TAGPIPE_ALWAYS_INLINE U32x4 operator-(uint32_t c) const { return {vsubq_u32(v, vdupq_n_u32(c))}; }
+  // All ones in the lanes below c (unsigned).
+  TAGPIPE_ALWAYS_INLINE U32x4 below(uint32_t c) const { return {vcltq_u32(v, vdupq_n_u32(c))}; }
+  // Bit k: lane k is all ones (of a mask from below()).
+  TAGPIPE_ALWAYS_INLINE unsigned bits() const {
+    const uint32x4_t bit = {1, 2, 4, 8};
+    return vaddvq_u32(vandq_u32(v, bit));
+  }
+  // Each lane from a where the mask's lane is all ones, else from b.
+  static TAGPIPE_ALWAYS_INLINE U32x4 select(U32x4 mask, U32x4 a, U32x4 b) { return {vbslq_u32(mask.v, a.v, b.v)}; }
+  // The 16 bytes picked by idx (tbl) stored at d.
+  TAGPIPE_ALWAYS_INLINE void shuffle_store(const uint8_t* idx, uint8_t* d) const {
+    vst1q_u8(d, vqtbl1q_u8(vreinterpretq_u8_u32(v), vld1q_u8(idx)));
+  }
+};
+
 using LeadLanes = InPlaceLeadLanes<simd8x64, u32v>;
 
 }  // namespace tagpipe::neon

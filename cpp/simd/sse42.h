@@ -182,6 +182,68 @@ struct Bytes16 {
   TAGPIPE_ALWAYS_INLINE void store(uint8_t* p) const { _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v); }
 };
 
+// Sixteen code units at s (1, 2 or 4 bytes each): when all are ASCII, stores them as
+// sixteen bytes at d and returns true (the transcode kernel).  (testz: SSE4.1; packus
+// narrows with unsigned saturation, exact below 0x80.)
+TAGPIPE_ALWAYS_INLINE bool ascii16(const uint8_t* s, uint8_t* d) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+  if (_mm_movemask_epi8(v)) return false;
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(d), v);
+  return true;
+}
+TAGPIPE_ALWAYS_INLINE bool ascii16(const uint16_t* s, uint8_t* d) {
+  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 8));
+  if (!_mm_testz_si128(_mm_or_si128(a, b), _mm_set1_epi16(int16_t(0xFF80)))) return false;
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(d), _mm_packus_epi16(a, b));
+  return true;
+}
+TAGPIPE_ALWAYS_INLINE bool ascii16(const uint32_t* s, uint8_t* d) {
+  __m128i v[4];
+  for (int k = 0; k < 4; k++) v[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 4 * k));
+  const __m128i any = _mm_or_si128(_mm_or_si128(v[0], v[1]), _mm_or_si128(v[2], v[3]));
+  if (!_mm_testz_si128(any, _mm_set1_epi32(int32_t(0xFFFFFF80)))) return false;
+  const __m128i lo = _mm_packus_epi32(v[0], v[1]), hi = _mm_packus_epi32(v[2], v[3]);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(d), _mm_packus_epi16(lo, hi));
+  return true;
+}
+
+// Four code units widened to 32-bit lanes (the transcode kernel's general step).
+struct U32x4 {
+  __m128i v;
+  static TAGPIPE_ALWAYS_INLINE U32x4 load(const uint8_t* s) {
+    int32_t w;
+    std::memcpy(&w, s, 4);
+    return {_mm_cvtepu8_epi32(_mm_cvtsi32_si128(w))};
+  }
+  static TAGPIPE_ALWAYS_INLINE U32x4 load(const uint16_t* s) {
+    return {_mm_cvtepu16_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s)))};
+  }
+  static TAGPIPE_ALWAYS_INLINE U32x4 load(const uint32_t* s) { return {_mm_loadu_si128(reinterpret_cast<const __m128i*>(s))}; }
+  static TAGPIPE_ALWAYS_INLINE U32x4 splat(uint32_t c) { return {_mm_set1_epi32(int32_t(c))}; }
+  template <int N>
+  TAGPIPE_ALWAYS_INLINE U32x4 shr() const { return {_mm_srli_epi32(v, N)}; }
+  template <int N>
+  TAGPIPE_ALWAYS_INLINE U32x4 shl() const { return {_mm_slli_epi32(v, N)}; }
+  TAGPIPE_ALWAYS_INLINE U32x4 operator&(uint32_t c) const { return {_mm_and_si128(v, _mm_set1_epi32(int32_t(c)))}; }
+  TAGPIPE_ALWAYS_INLINE U32x4 operator|(uint32_t c) const { return {_mm_or_si128(v, _mm_set1_epi32(int32_t(c)))}; }
+  TAGPIPE_ALWAYS_INLINE U32x4 operator|(U32x4 o) const { return {_mm_or_si128(v, o.v)}; }
+  TAGPIPE_ALWAYS_INLINE U32x4 operator-(uint32_t c) const { return {_mm_sub_epi32(v, _mm_set1_epi32(int32_t(c)))}; }
+  // All ones in the lanes below c (unsigned, c >= 1): min(lane, c - 1) is the lane exactly then.
+  TAGPIPE_ALWAYS_INLINE U32x4 below(uint32_t c) const {
+    return {_mm_cmpeq_epi32(_mm_min_epu32(v, _mm_set1_epi32(int32_t(c - 1))), v)};
+  }
+  // Bit k: lane k is all ones (of a mask from below(): movmskps reads the top bits).
+  TAGPIPE_ALWAYS_INLINE unsigned bits() const { return unsigned(_mm_movemask_ps(_mm_castsi128_ps(v))); }
+  // Each lane from a where the mask's lane is all ones, else from b.
+  static TAGPIPE_ALWAYS_INLINE U32x4 select(U32x4 mask, U32x4 a, U32x4 b) { return {_mm_blendv_epi8(b.v, a.v, mask.v)}; }
+  // The 16 bytes picked by idx (pshufb) stored at d.
+  TAGPIPE_ALWAYS_INLINE void shuffle_store(const uint8_t* idx, uint8_t* d) const {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d),
+                     _mm_shuffle_epi8(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(idx))));
+  }
+};
+
 using LeadLanes = InPlaceLeadLanes<simd8x64, u32v>;
 
 }  // namespace tagpipe::sse42
