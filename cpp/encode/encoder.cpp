@@ -478,14 +478,14 @@ bool Encoder::encode(const uint8_t* s, uint32_t n, bool add_special, std::vector
 }
 
 // The UTF-8 of a text: its own bytes, or its code units converted into w.utf8 (nullptr:
-// a lone surrogate).  A buffer that a huge text made huge is not kept for the next one.
+// a lone surrogate).  (A buffer that a huge text made huge is freed at the end of the call:
+// trim_utf8.)
 const uint8_t* Encoder::utf8_of(const Units& text, Worker& w, uint32_t& n) const {
   if (text.width == 0) {
     n = uint32_t(text.count);
     return static_cast<const uint8_t*>(text.data);
   }
   const size_t need = utf8_bound(text.count, text.width) + kTranscodeSlack;
-  if (w.utf8.size() > kKeepUtf8Bytes && need <= kKeepUtf8Bytes) std::vector<uint8_t>().swap(w.utf8);
   if (w.utf8.size() < need) w.utf8.resize(std::max(need, std::min(w.utf8.size() * 2, kKeepUtf8Bytes)));
   const uint8_t* end = kernels::active().transcode(text.data, text.count, text.width, w.utf8.data());
   if (!end) return nullptr;
@@ -498,8 +498,13 @@ Encoder::Result Encoder::encode(const Units& text, bool add_special, std::vector
   Worker& w = thread_worker();
   uint32_t n;
   const uint8_t* s = utf8_of(text, w, n);
-  if (!s) return kNotUtf8;
-  return encode(s, n, add_special, out, trunc) ? kEncoded : kDelegate;
+  const Result r = !s ? kNotUtf8 : encode(s, n, add_special, out, trunc) ? kEncoded : kDelegate;
+  trim_utf8(w);
+  return r;
+}
+
+void Encoder::trim_utf8(Worker& w) {
+  if (w.utf8.size() > kKeepUtf8Bytes) std::vector<uint8_t>().swap(w.utf8);
 }
 
 StageTimes Encoder::profile(const std::vector<std::pair<const uint8_t*, uint32_t>>& docs, bool add_special) const {
@@ -556,6 +561,7 @@ void Encoder::encode_batch(const std::vector<Units>& docs, bool add_special, int
         spans[i - first] = {uint32_t(t), begin, w.sink.size};
       }
       w.sink.buf.swap(sinks[size_t(t)].buf);
+      trim_utf8(w);
       release_cache(cache);
     };
     parallel_for_threads(std::min<int>(threads, int(last - first)), work);

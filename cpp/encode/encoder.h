@@ -167,7 +167,7 @@ class Encoder {
   // out.ids in document order -- so the batch's ids are held once, plus one round's.
   static constexpr size_t kRoundBytes = size_t(4) << 20;
   static constexpr size_t kKeepSinkIds = size_t(4) << 20;  // a thread's sink kept between encode calls
-  static constexpr size_t kKeepUtf8Bytes = size_t(16) << 20;  // a thread's UTF-8 buffer kept between texts
+  static constexpr size_t kKeepUtf8Bytes = size_t(16) << 20;  // a thread's UTF-8 buffer (Worker::utf8) kept between calls
   void encode_batch(const std::vector<Units>& docs, bool add_special_tokens, int threads, Batch& out,
                     Truncation trunc = {}) const;
 
@@ -196,6 +196,7 @@ class Encoder {
   // These return false when the model meets an error the oracle raises (then the text is
   // delegated).  `tokens`: ids to put before the first piece at or after their position.
   const uint8_t* utf8_of(const Units& text, Worker& w, uint32_t& n) const;
+  static void trim_utf8(Worker& w);
   bool encode_pieces(Worker& w, WordCache& cache, const std::vector<Worker::Placed>* tokens = nullptr) const;
   bool flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const;
   static void keep_jobs(Worker& w);
