@@ -169,6 +169,50 @@ py::tuple classify(py::handle data, const std::string& alphabet, const std::opti
 
 // Benchmark helper: classify each document data[offsets[i]:offsets[i+1]] into one reused
 // buffer and return the nanoseconds spent inside the kernel calls only.
+// The transcode kernel alone: the UTF-8 of a str (tests compare every kernel with
+// str.encode).  A lone surrogate raises CPython's own UnicodeEncodeError.
+py::bytes transcode(py::handle text, const std::optional<std::string>& kernel) {
+  if (!PyUnicode_Check(text.ptr())) throw py::type_error("transcode expects a str");
+  const TranscodeFn fn = kernel_named(kernel).transcode;
+  const Text in(text);
+  if (in.units.width == 0) return py::bytes(static_cast<const char*>(in.units.data), in.units.count);
+  std::string out(utf8_bound(in.units.count, in.units.width) + kTranscodeSlack, '\0');
+  const uint8_t* end;
+  {
+    py::gil_scoped_release nogil;
+    end = fn(in.units.data, in.units.count, in.units.width, reinterpret_cast<uint8_t*>(out.data()));
+  }
+  if (!end) in.raise_not_utf8();
+  return py::bytes(out.data(), size_t(end - reinterpret_cast<const uint8_t*>(out.data())));
+}
+
+// Nanoseconds the kernel spends converting each of these strs (one reused output buffer;
+// ASCII strs, which need no conversion, count as zero) -- bench/transcode.py.
+int64_t time_transcode(const py::list& texts, const std::optional<std::string>& kernel) {
+  const TranscodeFn fn = kernel_named(kernel).transcode;
+  std::vector<Text> keep;
+  size_t longest = 0;
+  for (const auto& t : texts) {
+    if (!PyUnicode_Check(t.ptr())) throw py::type_error("time_transcode expects str items");
+    keep.emplace_back(t);
+    longest = std::max(longest, utf8_bound(keep.back().units.count, keep.back().units.width));
+  }
+  std::vector<uint8_t> out(longest + kTranscodeSlack);
+  std::chrono::steady_clock::duration total{};
+  bool ok = true;
+  {
+    py::gil_scoped_release nogil;
+    for (const Text& t : keep) {
+      if (t.units.width == 0) continue;
+      const auto t0 = std::chrono::steady_clock::now();
+      ok = fn(t.units.data, t.units.count, t.units.width, out.data()) != nullptr && ok;
+      total += std::chrono::steady_clock::now() - t0;
+    }
+  }
+  if (!ok) throw py::value_error("a text holds a lone surrogate");
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(total).count();
+}
+
 int64_t time_classify(py::handle data, py::array_t<int64_t, py::array::c_style> offsets,
                       const std::string& alphabet, const std::optional<std::string>& kernel) {
   const Alphabet& a = alphabet_named(alphabet);
@@ -588,6 +632,9 @@ PYBIND11_MODULE(_core, m) {
         "find_bytes(data, set, kernel=None) -> [mask] per 64 bytes");
   m.def("time_classify", &time_classify, py::arg("data"), py::arg("offsets"), py::arg("alphabet"),
         py::arg("kernel") = py::none());
+  m.def("transcode", &transcode, py::arg("text"), py::arg("kernel") = py::none(),
+        "transcode(text, kernel=None) -> bytes: the str's UTF-8, by one transcode kernel");
+  m.def("time_transcode", &time_transcode, py::arg("texts"), py::arg("kernel") = py::none());
 
   m.def("alphabets", [] {
     py::dict out;
