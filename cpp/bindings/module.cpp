@@ -167,8 +167,6 @@ py::tuple classify(py::handle data, const std::string& alphabet, const std::opti
   return py::make_tuple(tags, starts);
 }
 
-// Benchmark helper: classify each document data[offsets[i]:offsets[i+1]] into one reused
-// buffer and return the nanoseconds spent inside the kernel calls only.
 // The transcode kernel alone: the UTF-8 of a str (tests compare every kernel with
 // str.encode).  A lone surrogate raises CPython's own UnicodeEncodeError.
 py::bytes transcode(py::handle text, const std::optional<std::string>& kernel) {
@@ -213,6 +211,8 @@ int64_t time_transcode(const py::list& texts, const std::optional<std::string>& 
   return std::chrono::duration_cast<std::chrono::nanoseconds>(total).count();
 }
 
+// Benchmark helper: classify each document data[offsets[i]:offsets[i+1]] into one reused
+// buffer and return the nanoseconds spent inside the kernel calls only.
 int64_t time_classify(py::handle data, py::array_t<int64_t, py::array::c_style> offsets,
                       const std::string& alphabet, const std::optional<std::string>& kernel) {
   const Alphabet& a = alphabet_named(alphabet);

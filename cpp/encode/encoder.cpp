@@ -1,7 +1,7 @@
 #include "encode/encoder.h"
 
-#include "encode/thread_pool.h"
 #include "dispatch/kernels.h"
+#include "encode/thread_pool.h"
 
 #include <algorithm>
 #include <chrono>
@@ -477,9 +477,6 @@ bool Encoder::encode(const uint8_t* s, uint32_t n, bool add_special, std::vector
   return ok;
 }
 
-// The UTF-8 of a text: its own bytes, or its code units converted into w.utf8 (nullptr:
-// a lone surrogate).  (A buffer that a huge text made huge is freed at the end of the call:
-// trim_utf8.)
 const uint8_t* Encoder::utf8_of(const Units& text, Worker& w, uint32_t& n) const {
   if (text.width == 0) {
     n = uint32_t(text.count);

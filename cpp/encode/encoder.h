@@ -188,6 +188,10 @@ class Encoder {
 
  private:
   class CacheLease;
+  // The UTF-8 of a text (its bytes, or its units converted into w.utf8); nullptr when it
+  // holds a lone surrogate.  trim_utf8 frees a w.utf8 that a huge text made huge.
+  const uint8_t* utf8_of(const Units& text, Worker& w, uint32_t& n) const;
+  static void trim_utf8(Worker& w);
   // Appends to w.sink; on false, w.sink.size is back where it was.
   bool encode_with(const uint8_t* s, uint32_t n, bool add_special, Truncation trunc, Worker& w,
                    WordCache& cache) const;
@@ -195,8 +199,6 @@ class Encoder {
   bool encode_gaps(const uint8_t* s, Worker& w, WordCache& cache) const;
   // These return false when the model meets an error the oracle raises (then the text is
   // delegated).  `tokens`: ids to put before the first piece at or after their position.
-  const uint8_t* utf8_of(const Units& text, Worker& w, uint32_t& n) const;
-  static void trim_utf8(Worker& w);
   bool encode_pieces(Worker& w, WordCache& cache, const std::vector<Worker::Placed>* tokens = nullptr) const;
   bool flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const;
   static void keep_jobs(Worker& w);

@@ -1,7 +1,7 @@
-// pybind-free self-test: every available kernel (classify, boundaries, window, replace, marks, find,
-// transcode) must
-// write exactly what the scalar kernel writes, for every alphabet; and on every kernel, every
-// regex family's block state machine must cut exactly where its scalar state machine does.
+// pybind-free self-test: every available kernel (classify, boundaries, window, replace, marks,
+// find, transcode) must write exactly what the scalar kernel writes, for every alphabet; and
+// on every kernel, every regex family's block state machine must cut exactly where its
+// scalar state machine does.
 //
 // Built natively by CMake (target tagpipe_selftest) and, on x86 CI, cross-compiled for
 // AArch64 and run under qemu-aarch64 so the NEON kernel is checked on every run

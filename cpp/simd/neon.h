@@ -208,7 +208,6 @@ struct U32x4 {
   }
   static TAGPIPE_ALWAYS_INLINE U32x4 load(const uint16_t* s) { return {vmovl_u16(vld1_u16(s))}; }
   static TAGPIPE_ALWAYS_INLINE U32x4 load(const uint32_t* s) { return {vld1q_u32(s)}; }
-  static TAGPIPE_ALWAYS_INLINE U32x4 splat(uint32_t c) { return {vdupq_n_u32(c)}; }
   template <int N>
   TAGPIPE_ALWAYS_INLINE U32x4 shr() const { return {vshrq_n_u32(v, N)}; }
   template <int N>

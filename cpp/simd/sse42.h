@@ -220,7 +220,6 @@ struct U32x4 {
     return {_mm_cvtepu16_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s)))};
   }
   static TAGPIPE_ALWAYS_INLINE U32x4 load(const uint32_t* s) { return {_mm_loadu_si128(reinterpret_cast<const __m128i*>(s))}; }
-  static TAGPIPE_ALWAYS_INLINE U32x4 splat(uint32_t c) { return {_mm_set1_epi32(int32_t(c))}; }
   template <int N>
   TAGPIPE_ALWAYS_INLINE U32x4 shr() const { return {_mm_srli_epi32(v, N)}; }
   template <int N>

@@ -28,9 +28,9 @@ inline size_t utf8_bound(size_t count, unsigned width) {
 inline constexpr size_t kTranscodeSlack = 16;
 
 // Writes the UTF-8 of s[0..n) (units of `width` 1, 2 or 4, s aligned to its width -- a
-// str's are) to d; returns the end of the
-// output, or nullptr when a unit is a surrogate (U+D800..U+DFFF: a str may hold a lone one,
-// and UTF-8 has no form for it -- the caller reports it).
+// str's are) to d; returns the end of the output, or nullptr when a unit is a surrogate
+// (U+D800..U+DFFF: a str may hold a lone one, and UTF-8 has no form for it -- the caller
+// reports it).
 using TranscodeFn = uint8_t* (*)(const void* s, size_t n, unsigned width, uint8_t* d);
 
 // For the SIMD kernels: four units' UTF-8 forms in the four 32-bit lanes of a register,

@@ -9,9 +9,9 @@
 //   < 0x10000   1110xxxx 10xxxxxx 10xxxxxx
 //   else        11110xxx 10xxxxxx 10xxxxxx 10xxxxxx
 // -- every form the width can need computed for every lane (Latin-1: the first two, UCS-2:
-// three) and the right one selected by its range; then a
-// shuffle picked by the four lengths (two bits each: an 8-bit code) packs the lanes' bytes
-// together (transcode_shuffles), and the output moves by their sum.  No branch on the text:
+// three) and the right one selected by its range; then a shuffle picked by the four
+// lengths (two bits each: an 8-bit code) packs the lanes' bytes together
+// (transcode_shuffles), and the output moves by their sum.  No branch on the text:
 // Russian and Chinese mix one-byte spaces with two- and three-byte letters, and the scalar
 // kernel's branches mispredict there.  A step holding a surrogate ends the conversion.
 // No include guard: one copy per architecture namespace.
