@@ -30,6 +30,53 @@ Worker& thread_worker() {
   return w;
 }
 
+// encode_pieces requests each piece's word-cache slot this many pieces ahead of its lookup.
+constexpr size_t kAhead = 16;
+
+// A piece's probe, made kAhead pieces before its lookup, with the prefetch of its slot: in
+// the short table (`table`: the cache's, current), or the long one for 16+ bytes.
+inline __attribute__((always_inline)) void request_piece(const WordCache& cache, const WordCache::ShortTable& table,
+                                                         const uint8_t* p, uint32_t n, WordCache::Probe& probe) {
+  if (n < 16) {
+    probe = WordCache::probe(p, n);
+    if (table.slots) __builtin_prefetch(&table.slots[probe.h & table.mask]);
+  } else if (n <= WordCache::kMaxKey) {
+    probe.h = WordCache::long_hash(p, n);
+    cache.prefetch_long(probe.h);
+  } else {  // (never cached: no hash -- a dense line of Chinese is hundreds of bytes)
+    probe.h = 0;
+  }
+}
+
+// The common case of encode_pieces, apart so that its state stays in registers: from piece
+// k on, the short pieces whose ids the word cache's main table holds (1..4 ids), written at
+// out[size..], while size < stop and before the piece that starts at or past `before` (an
+// added token goes there).  Returns where it stopped: at the first other piece (a long one,
+// a miss, more ids), or at a limit.  Piece k's probe is in ahead[k % kAhead], and
+// each piece it answers requests the one kAhead after it, as the main loop does.  (In the
+// main loop every piece reloaded the table, the sink and the loop's own state from memory:
+// the ids a hit copies out might, for all the compiler knew, have overwritten them.)
+struct HitRun {
+  size_t k, size;
+};
+__attribute__((noinline)) HitRun hit_run(const WordCache& cache, const pretok::Piece* pieces, size_t count,
+                                          const uint8_t* bytes, WordCache::Probe* ahead, uint32_t* out, size_t size,
+                                          size_t stop, uint32_t before, size_t k) {
+  const WordCache::ShortTable table = cache.short_table();
+  if (!table.slots) return {k, size};
+  for (; k < count && size < stop; k++) {
+    if (pieces[k].end - pieces[k].begin >= 16 || pieces[k].begin >= before) break;
+    const uint32_t c = WordCache::find_in(table, ahead[k % kAhead], out + size);
+    if (c - 1 >= 4) break;  // a miss (0), or its ids are in the long table (kInLong)
+    size += c;
+    if (k + kAhead < count) {
+      const pretok::Piece& next = pieces[k + kAhead];
+      request_piece(cache, table, bytes + next.begin, next.end - next.begin, ahead[k % kAhead]);
+    }
+  }
+  return {k, size};
+}
+
 }  // namespace
 
 Encoder::Encoder(EncoderSpec spec)
@@ -144,22 +191,12 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache, const std::vector<Worke
   const pretok::Text& t = w.pieces.text;
   const std::vector<pretok::Piece>& pieces = w.pieces.pieces;
   const size_t count = pieces.size();
-  // The short pieces' probes (key and hash), made kAhead pieces ahead with the prefetch
-  // of their slot, and kept in a ring until their lookup.
-  constexpr size_t kAhead = 16;
+  // The pieces' probes (request_piece), made kAhead pieces ahead with the prefetch of
+  // their slot, and kept in a ring until their lookup.
   WordCache::Probe ahead[kAhead];
   auto request = [&](size_t k) __attribute__((always_inline)) {
-    const uint8_t* p = t.bytes + pieces[k].begin;
-    const uint32_t n = pieces[k].end - pieces[k].begin;
-    if (n < 16) {
-      ahead[k % kAhead] = WordCache::probe(p, n);
-      cache.prefetch(ahead[k % kAhead]);
-    } else if (n <= WordCache::kMaxKey) {
-      ahead[k % kAhead].h = WordCache::long_hash(p, n);
-      cache.prefetch_long(ahead[k % kAhead].h);
-    } else {  // (never cached: no hash -- a dense line of Chinese is hundreds of bytes)
-      ahead[k % kAhead].h = 0;
-    }
+    request_piece(cache, cache.short_table(), t.bytes + pieces[k].begin, pieces[k].end - pieces[k].begin,
+                  ahead[k % kAhead]);
   };
   for (size_t k = 0; k < count && k < kAhead; k++) request(k);
   const WordSeed* seed = piece_model_ ? nullptr : &bpe_.seed(t.byte_mapped);
@@ -230,6 +267,17 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache, const std::vector<Worke
   const bool refine = !piece_model_ && !t.byte_mapped;  // (whole characters only: Bpe::refine)
   size_t token = 0;
   for (size_t k = 0; k < count; k++) {
+    {  // The run of hits from k on, up to the next added token (this loop places them);
+       // room for four ids past the last one it writes.
+      sink.room(4);
+      const size_t room_end = sink.buf.size() - 3;  // (size < room_end: four ids fit)
+      const uint32_t before = tokens && token < tokens->size() ? (*tokens)[token].at : UINT32_MAX;
+      const HitRun run = hit_run(cache, pieces.data(), count, t.bytes, ahead, sink.buf.data(), sink.size,
+                                 std::min(w.stop_at, room_end), before, k);
+      sink.size = run.size;
+      k = run.k;
+      if (k == count) break;
+    }
     if (sink.size >= w.stop_at) break;  // (the ids of waiting misses only add to it)
     if (tokens)
       for (; token < tokens->size() && (*tokens)[token].at <= pieces[k].begin; token++) sink.push((*tokens)[token].id);

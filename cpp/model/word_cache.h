@@ -149,11 +149,6 @@ class WordCache {
     return {k, short_hash(k)};
   }
 
-  // Starts loading the slot a piece would be in (the encoder calls this a few pieces ahead,
-  // so that the lookup finds it in the cache: the table is larger than L1).
-  void prefetch(const Probe& q) const {
-    if (!short_.empty()) __builtin_prefetch(&short_[q.h & short_mask_]);
-  }
   // The long table's hash of a piece: the encoder computes it once, with the prefetch.
   static uint64_t long_hash(const uint8_t* p, uint32_t n) { return hash_bytes(p, n); }
   void prefetch_long(uint64_t h) const {
@@ -173,22 +168,39 @@ class WordCache {
   template <bool kUseHot>
   uint32_t find_short(const Probe& q, uint32_t* out) const {
     if (short_.empty()) return 0;
-    const Key& k = q.k;
-    const uint64_t h = q.h;
-    Short& hot = hot_[h & hot_mask_];
-    if (kUseHot && hot.k0 == k.k0 && (hot.k1 & ~kCountBits) == k.k1) {
+    Short& hot = hot_[q.h & hot_mask_];
+    if (kUseHot && hot.k0 == q.k.k0 && (hot.k1 & ~kCountBits) == q.k.k1) {
       std::memcpy(out, hot.ids, sizeof hot.ids);
       return uint32_t(hot.k1 >> 60) + 1;
     }
-    for (size_t i = h & short_mask_;; i = (i + 1) & short_mask_) {
-      const Short& e = short_[i];
-      if (e.k0 == k.k0 && (e.k1 & ~kCountBits) == k.k1) {
-        if (kUseHot) hot = e;
-        std::memcpy(out, e.ids, sizeof e.ids);
-        return uint32_t(e.k1 >> 60) + 1;
-      }
-      if (e.k1 == 0) return 0;  // empty (a real key has its length in k1)
-    }
+    const Short* e = lookup(ShortTable{short_.begin(), short_mask_}, q);
+    if (!e) return 0;
+    if (kUseHot) hot = *e;
+    std::memcpy(out, e->ids, sizeof e->ids);
+    return uint32_t(e->k1 >> 60) + 1;
+  }
+
+  // An entry of the short tables: the key's two words (the id count in k1's bits 60..62),
+  // then the ids.
+  struct Short {
+    uint64_t k0, k1;  // k1 == 0: empty
+    uint32_t ids[4];  // kNoId after the last
+  };
+  // The main short table as it is now: for a loop over many pieces with no change to the
+  // cache in between (the encoder's run of hits), which keeps its pointer and mask in
+  // registers -- find_short reloads them from the cache at every piece, since the ids it
+  // copies out could, for all the compiler knows, have overwritten them.
+  struct ShortTable {
+    const Short* slots;  // nullptr: no table yet
+    size_t mask;
+  };
+  ShortTable short_table() const { return {short_.empty() ? nullptr : short_.begin(), short_mask_}; }
+  // find_short<false> in such a table (not empty).
+  static uint32_t find_in(const ShortTable& t, const Probe& q, uint32_t* out) {
+    const Short* e = lookup(t, q);
+    if (!e) return 0;
+    std::memcpy(out, e->ids, sizeof e->ids);
+    return uint32_t(e->k1 >> 60) + 1;
   }
 
   // The long table only: pieces of 16+ bytes, and short ones with more than 4 ids (those
@@ -263,10 +275,14 @@ class WordCache {
   }
 
   static constexpr uint32_t kNoId = UINT32_MAX;
-  struct Short {
-    uint64_t k0, k1;  // k1 == 0: empty
-    uint32_t ids[4];  // kNoId after the last
-  };
+  // The entry of q's piece in t, or nullptr.
+  static const Short* lookup(const ShortTable& t, const Probe& q) {
+    for (size_t i = q.h & t.mask;; i = (i + 1) & t.mask) {
+      const Short& e = t.slots[i];
+      if (e.k0 == q.k.k0 && (e.k1 & ~kCountBits) == q.k.k1) return &e;
+      if (e.k1 == 0) return nullptr;  // empty (a real key has its length in k1)
+    }
+  }
   struct Long {
     uint64_t hash;
     uint32_t key_at, ids_at, key_len, ids_len;  // key_len == 0: empty
