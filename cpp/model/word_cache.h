@@ -169,15 +169,11 @@ class WordCache {
   uint32_t find_short(const Probe& q, uint32_t* out) const {
     if (short_.empty()) return 0;
     Short& hot = hot_[q.h & hot_mask_];
-    if (kUseHot && hot.k0 == q.k.k0 && (hot.k1 & ~kCountBits) == q.k.k1) {
-      std::memcpy(out, hot.ids, sizeof hot.ids);
-      return uint32_t(hot.k1 >> 60) + 1;
-    }
-    const Short* e = lookup(ShortTable{short_.begin(), short_mask_}, q);
+    if (kUseHot && hot.k0 == q.k.k0 && (hot.k1 & ~kCountBits) == q.k.k1) return ids_of(hot, out);
+    const Short* e = lookup(short_table(), q);
     if (!e) return 0;
     if (kUseHot) hot = *e;
-    std::memcpy(out, e->ids, sizeof e->ids);
-    return uint32_t(e->k1 >> 60) + 1;
+    return ids_of(*e, out);
   }
 
   // An entry of the short tables: the key's two words (the id count in k1's bits 60..62),
@@ -198,9 +194,7 @@ class WordCache {
   // find_short<false> in such a table (not empty).
   static uint32_t find_in(const ShortTable& t, const Probe& q, uint32_t* out) {
     const Short* e = lookup(t, q);
-    if (!e) return 0;
-    std::memcpy(out, e->ids, sizeof e->ids);
-    return uint32_t(e->k1 >> 60) + 1;
+    return e ? ids_of(*e, out) : 0;
   }
 
   // The long table only: pieces of 16+ bytes, and short ones with more than 4 ids (those
@@ -275,6 +269,12 @@ class WordCache {
   }
 
   static constexpr uint32_t kNoId = UINT32_MAX;
+  // An entry's ids at out[0..4) (always 16 bytes: the caller has room), and how many are
+  // valid (1..4, or kInLong for a marker).
+  static uint32_t ids_of(const Short& e, uint32_t* out) {
+    std::memcpy(out, e.ids, sizeof e.ids);
+    return uint32_t(e.k1 >> 60) + 1;
+  }
   // The entry of q's piece in t, or nullptr.
   static const Short* lookup(const ShortTable& t, const Probe& q) {
     for (size_t i = q.h & t.mask;; i = (i + 1) & t.mask) {
