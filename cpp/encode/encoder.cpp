@@ -34,12 +34,16 @@ Worker& thread_worker() {
 constexpr size_t kAhead = 16;
 
 // A piece's probe, made kAhead pieces before its lookup, with the prefetch of its slot: in
-// the short table (`table`: the cache's, current), or the long one for 16+ bytes.
+// the short table (`table`: the cache's, current), the medium one for 16..kMediumMax bytes
+// (probe.h: the medium_hash), or the long one (probe.h: the long_hash).
 inline __attribute__((always_inline)) void request_piece(const WordCache& cache, const WordCache::ShortTable& table,
                                                          const uint8_t* p, uint32_t n, WordCache::Probe& probe) {
   if (n < 16) {
     probe = WordCache::probe(p, n);
     if (table.slots) __builtin_prefetch(&table.slots[probe.h & table.mask]);
+  } else if (n <= WordCache::kMediumMax) {
+    probe.h = WordCache::medium_hash(WordCache::medium_key(p, n));
+    cache.prefetch_medium(probe.h);
   } else if (n <= WordCache::kMaxKey) {
     probe.h = WordCache::long_hash(p, n);
     cache.prefetch_long(probe.h);
@@ -49,32 +53,65 @@ inline __attribute__((always_inline)) void request_piece(const WordCache& cache,
 }
 
 // The common case of encode_pieces, apart so that its state stays in registers: from piece
-// k on, the short pieces whose ids the word cache's main table holds (1..4 ids), written at
-// out[size..], while size < stop and before the piece that starts at or past `before` (an
-// added token goes there).  Returns where it stopped: at the first other piece (a long one,
-// a miss, more ids), or at a limit.  Piece k's probe is in ahead[k % kAhead], and
-// each piece it answers requests the one kAhead after it, as the main loop does.  (In the
-// main loop every piece reloaded the table, the sink and the loop's own state from memory:
-// the ids a hit copies out might, for all the compiler knew, have overwritten them.)
+// k on, the pieces whose ids the word cache's short or medium table holds, written at
+// out[size..], while size < stop (the caller's: where the truncation stops, or where
+// kMediumIds more ids would not fit) and before the piece that starts at or past `before`
+// (an added token goes there).  Returns where it stopped: at the first other piece (a
+// miss, a long one), or at a limit.  Piece k's probe is in ahead[k % kAhead], and each
+// piece it answers requests the one kAhead after it, as the main loop does.  (In the main
+// loop every piece reloaded the table, the sink and the loop's own state from memory: the
+// ids a hit copies out might, for all the compiler knew, have overwritten them.)  `found`:
+// what the lookup of piece k said when it stopped there, a miss (0) or the long table --
+// so that the main loop does not look again -- or kNotLooked.
+constexpr uint32_t kNotLooked = UINT32_MAX;
 struct HitRun {
   size_t k, size;
+  uint32_t found = kNotLooked;
 };
+// hit_run's medium lookup (h: the piece's probe.h -- its medium_hash when n >= 16), apart:
+// inline, its registers cost the loop over short pieces 5% (all-hit gpt2 English).
+__attribute__((noinline)) uint32_t medium_hit(const WordCache::MediumTable& medium, const uint8_t* p, uint32_t n,
+                                              uint64_t h, uint32_t* out) {
+  const WordCache::MediumKey key = WordCache::medium_key(p, n);
+  return WordCache::find_in(medium, key, n < 16 ? WordCache::medium_hash(key) : h, out);
+}
 __attribute__((noinline)) HitRun hit_run(const WordCache& cache, const pretok::Piece* pieces, size_t count,
                                           const uint8_t* bytes, WordCache::Probe* ahead, uint32_t* out, size_t size,
                                           size_t stop, uint32_t before, size_t k) {
   const WordCache::ShortTable table = cache.short_table();
+  const WordCache::MediumTable medium = cache.medium_table();
   if (!table.slots) return {k, size};
+  uint32_t found = kNotLooked;
   for (; k < count && size < stop; k++) {
-    if (pieces[k].end - pieces[k].begin >= 16 || pieces[k].begin >= before) break;
-    const uint32_t c = WordCache::find_in(table, ahead[k % kAhead], out + size);
-    if (c - 1 >= 4) break;  // a miss (0), or its ids are in the long table (kInLong)
+    const pretok::Piece piece = pieces[k];
+    if (piece.begin >= before) break;
+    const uint32_t n = piece.end - piece.begin;
+    const WordCache::Probe& q = ahead[k % kAhead];
+    uint32_t c = WordCache::kShortLater;
+    if (n < 16) {
+      c = WordCache::find_in(table, q, out + size);
+      if (c == 0) {
+        found = 0;
+        break;
+      }
+    } else if (n > WordCache::kMediumMax) {
+      break;
+    }
+    if (c - 1 >= 4) {  // in a later tier: a medium piece, or a short one with more ids
+      if (!medium.slots) break;
+      c = medium_hit(medium, bytes + piece.begin, n, q.h, out + size);
+      if (c - 1 >= WordCache::kMediumIds) {  // a miss, or in the long table
+        found = c;
+        break;
+      }
+    }
     size += c;
     if (k + kAhead < count) {
       const pretok::Piece& next = pieces[k + kAhead];
       request_piece(cache, table, bytes + next.begin, next.end - next.begin, ahead[k % kAhead]);
     }
   }
-  return {k, size};
+  return {k, size, found};
 }
 
 }  // namespace
@@ -204,35 +241,51 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache, const std::vector<Worke
   // One piece, or one part of a cut one: a hit, or a job for BPE (a hole in the sink until
   // flush_misses).  kCut: a new long piece that can be cut (Bpe::cuts), at w.cuts; its parts
   // are then pieces of their own -- mostly a character or two of Chinese text, or a word,
-  // which the cache knows, where it seldom knows the whole clause.  (The whole piece is not
-  // cached: caching it when its parts were all hits cost Chinese text 16%, clauses seldom
-  // recur, and gained code 3%; caching it at its second sighting, by a bitset of the cut
-  // pieces' hashes, cost gpt2 Chinese 9% and gained nothing.)
+  // which the cache knows, where it seldom knows the whole clause.  (The whole piece is
+  // cached only as the end of the loop below says: caching every one whose parts were all
+  // hits cost Chinese text 16% when they went to the long table, clauses seldom recur; an
+  // earlier try at caching them at their second sighting, in the long table too, cost gpt2
+  // Chinese 9% and gained nothing.)
   enum { kDone, kCut, kRefined, kFailed };
-  // (q: the piece's probe when it is short, its long_hash when it is long; may_cut: a piece,
-  // not a cut part -- whose lookup goes through the word cache's small table of recent hits,
-  // WordCache::find_short, and whose long_hash is computed here)
+  // (q: the piece's probe when it is short; its medium_hash or long_hash (request_piece) when
+  // it is not and may_cut -- a piece, not a cut part, whose lookup goes through the word
+  // cache's small table of recent hits, WordCache::find_short, and whose hashes are
+  // computed here)
   // (refine: a part of a cut piece; at a miss, kRefined when Bpe::refine cut it, at w.subcuts)
-  auto piece = [&](const uint8_t* p, uint32_t n, const WordCache::Probe& q, bool may_cut, bool refine)
-                   __attribute__((always_inline)) {
-    const uint32_t c = n >= 16 ? WordCache::kInLong
-                       : may_cut ? cache.find_short<false>(q, sink.room(4))
-                                 : cache.find_short<true>(q, sink.room(4));
-    if (c - 1 < 4) {  // 1..4 ids: a hit
-      sink.size += c;
-      return kDone;
+  // (found: what hit_run's lookup of this piece said -- a miss, or a later tier -- or kNotLooked)
+  auto piece = [&](const uint8_t* p, uint32_t n, const WordCache::Probe& q, bool may_cut, bool refine,
+                   uint32_t found = kNotLooked) __attribute__((always_inline)) {
+    uint32_t c = found;
+    if (found == kNotLooked) {
+      c = n >= 16 ? WordCache::kShortLater
+          : may_cut ? cache.find_short<false>(q, sink.room(4))
+                    : cache.find_short<true>(q, sink.room(4));
+      if (c - 1 < 4) {  // 1..4 ids: a hit
+        sink.size += c;
+        return kDone;
+      }
+      if (c != 0 && n <= WordCache::kMediumMax) {  // a medium piece, or a short one with more ids
+        const WordCache::MediumKey key = WordCache::medium_key(p, n);
+        c = cache.find_medium(key, n >= 16 && may_cut ? q.h : WordCache::medium_hash(key),
+                              sink.room(WordCache::kMediumIds));
+        if (c - 1 < WordCache::kMediumIds) {
+          sink.size += c;
+          return kDone;
+        }
+      }
     }
-    if (c == 0 && seed) seed->prefetch(q);
-    if (c == WordCache::kInLong) {  // a long piece, or a short one with more than 4 ids
-      const uint64_t h = n >= 16 && may_cut ? q.h : n <= WordCache::kMaxKey ? WordCache::long_hash(p, n) : 0;
+    if (c == 0 && n < 16 && seed) seed->prefetch(q);
+    uint64_t h = 0;  // (the long_hash, when computed: Bpe::cuts may want it)
+    if (c != 0) {  // a long piece, or a medium one with more ids
+      h = n > WordCache::kMediumMax && may_cut ? q.h : n <= WordCache::kMaxKey ? WordCache::long_hash(p, n) : 0;
       const uint32_t* ids;
       uint32_t got;
       if (cache.find_long(p, n, h, ids, got)) {
         sink.append(ids, got);
         return kDone;
       }
-      if (may_cut && n >= 16 && !piece_model_ && bpe_.cuts(p, n, h, t.byte_mapped, w.cuts)) return kCut;
     }
+    if (may_cut && n >= 16 && !piece_model_ && bpe_.cuts(p, n, h, t.byte_mapped, w.cuts)) return kCut;
     if (refine && cache.refine_gate.want()) {
       if (bpe_.refine(p, n, t.byte_mapped, w.subcuts)) return kRefined;
       cache.refine_gate.record(false);
@@ -267,15 +320,17 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache, const std::vector<Worke
   const bool refine = !piece_model_ && !t.byte_mapped;  // (whole characters only: Bpe::refine)
   size_t token = 0;
   for (size_t k = 0; k < count; k++) {
+    uint32_t found;  // (what the run's lookup of piece k said, if it looked)
     {  // The run of hits from k on, up to the next added token (this loop places them);
-       // room for four ids past the last one it writes.
-      sink.room(4);
-      const size_t room_end = sink.buf.size() - 3;  // (size < room_end: four ids fit)
+       // room for a medium entry's ids past the last one it writes.
+      sink.room(WordCache::kMediumIds);
+      const size_t room_end = sink.buf.size() - WordCache::kMediumIds + 1;  // (size < room_end: a medium hit fits)
       const uint32_t before = tokens && token < tokens->size() ? (*tokens)[token].at : UINT32_MAX;
       const HitRun run = hit_run(cache, pieces.data(), count, t.bytes, ahead, sink.buf.data(), sink.size,
                                  std::min(w.stop_at, room_end), before, k);
       sink.size = run.size;
       k = run.k;
+      found = run.found;
       if (k == count) break;
     }
     if (sink.size >= w.stop_at) break;  // (the ids of waiting misses only add to it)
@@ -285,7 +340,7 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache, const std::vector<Worke
     if (k + kAhead < count) request(k + kAhead);
     const uint8_t* p = t.bytes + pieces[k].begin;
     const uint32_t n = pieces[k].end - pieces[k].begin;
-    const auto r = piece(p, n, q, true, false);
+    const auto r = piece(p, n, q, true, false, found);
     if (r == kFailed) return false;
     if (r == kDone) continue;
     w.cuts.push_back(n);
@@ -299,12 +354,19 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache, const std::vector<Worke
       if (rp == kFailed) return false;
       if (rp == kRefined && !encode_refined(p + begin, m)) return false;
     }
-    // Parts of under two bytes on average -- GPT-2's indentation, "\n" and 15 spaces, is a
-    // token per byte -- cost a lookup each on every sighting: the piece is cached whole
-    // once every part hit (no hole since, no flush that moved the ids: they are the last
-    // ones in the sink).  Not the clauses of Chinese or Russian text: their characters are
-    // two or three bytes, they seldom recur, and they would fill the cache.
-    if (w.cuts.size() * 2 > n && w.holes.size() == holes && w.flushes == flushes) {
+    // Once every part hit (no hole since, no flush that moved the ids: they are the last
+    // ones in the sink), the piece is cached whole when
+    //   - its parts are under two bytes on average -- GPT-2's indentation, "\n" and 15
+    //     spaces, is a token per byte, a lookup each on every sighting;
+    //   - or it fits a medium entry and this is its second sighting so (WordCache::seen_cut):
+    //     a Russian word in GPT-2's vocabulary is cut where no merge joins two letters, and
+    //     recurs -- its next sighting is then one lookup, not Bpe::cuts and a lookup a part.
+    //     Not at the first: a Chinese clause seldom recurs, and caching each one cost gpt2
+    //     Chinese 5% (fresh; 23% when it went to the long table).
+    // (Not longer ones: clauses, and the long table's inserts cost more.)
+    const bool medium = n <= WordCache::kMediumMax && sink.size - first_id <= WordCache::kMediumIds;
+    if (w.holes.size() == holes && w.flushes == flushes &&
+        (w.cuts.size() * 2 > n || (medium && cache.seen_cut(q.h)))) {
       if (cache.pending()) rebudget(cache);
       cache.insert(p, n, sink.buf.data() + first_id, uint32_t(sink.size - first_id));
     }
@@ -358,6 +420,7 @@ bool Encoder::flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const 
   }
   const uint32_t* ids = w.bpe_out.data();
   if (cache.pending()) rebudget(cache);  // another thread took a cache (a smaller share), or a wipe
+  for (const BpeJob& j : w.jobs) cache.prefetch_insert(j.s, j.n, j.count);
   for (const BpeJob& j : w.jobs) cache.insert(j.s, j.n, ids + j.first, j.count);
   // Splice, from the back: each stretch of hits after a hole moves right by the ids of
   // the holes up to it, then the hole's ids go in front of it.

@@ -1,14 +1,20 @@
 // The word cache: piece bytes -> token ids, bounded by a byte budget.
 //
 // One cache serves one thread at a time (the encoder hands them out), so lookups take no
-// lock.  A hit copies the ids into the output and allocates nothing.  Two tiers:
+// lock.  A hit copies the ids into the output and allocates nothing.  Three tiers:
 //   - short pieces (up to 15 bytes) with up to 4 ids -- nearly all of them -- live inline
 //     in 32-byte entries: the key is the bytes and the length, read as two 64-bit words
 //     without touching memory past the piece, and compared as two words;
-//   - the rest in a table over arenas.  A short piece with more ids lives there too, and
-//     leaves a marker in the short table, so that a short piece missing from the short
-//     table is known to be missing without a second probe (a second cache miss: on text
-//     with many new words, half the lookup time went there).
+//   - medium ones (up to 31 bytes) with up to 12 ids, inline in 64-byte entries (one cache
+//     line): the key as four words, the ids packed 21 bits each.  A Russian or Greek word,
+//     a line of code's indentation -- in GPT-2's vocabulary a short Cyrillic word is often
+//     five ids or more: on gpt2 Russian text half the pieces are medium ones;
+//   - the rest in a table over arenas (a probe, then the key's bytes and the ids in two
+//     more places: three cache lines).
+// A piece that lives in a later tier leaves a marker in each earlier one it could have
+// been in, so that a piece missing from its first table is known to be missing without a
+// second probe (a second cache miss: on text with many new words, half the lookup time
+// went there).
 // When an insert would take the cache past its budget, the cache is wiped (a generation
 // wipe: counting and evicting would cost the hit path more than occasionally starting
 // over).  Results never depend on the cache; only speed does.
@@ -61,7 +67,7 @@ class WordCache {
   size_t budget() const { return budget_; }
   // The bytes the cache holds (readable from any thread).
   size_t used() const { return used_.load(std::memory_order_relaxed); }
-  size_t entries() const { return short_count_ + long_count_; }
+  size_t entries() const { return short_count_ + medium_count_ + long_count_; }
 
   // Whether refining a part of a cut piece that this cache missed is worth it (the
   // encoder's Bpe::refine; by the owner only, so per encoder and thread): it pays when the
@@ -84,16 +90,35 @@ class WordCache {
   };
   RefineGate refine_gate;
 
+  // Whether a cut piece whose parts all hit was seen so before (a bit per medium_hash, in a
+  // filter of kSeenBits bits; collisions only cache a piece early).  The encoder caches such
+  // a piece whole at its second sighting: a Russian word, cut where no merge joins two
+  // letters, recurs; a Chinese clause seldom does (encode/encoder.cpp).
+  bool seen_cut(uint64_t h) {
+    if (seen_.empty()) {
+      if (compute_used() + kSeenBits / 8 > budget_) return false;
+      seen_.assign(kSeenBits / 64, 0);
+      account();
+    }
+    const uint64_t bit = (h >> 20) & (kSeenBits - 1), word = bit >> 6, mask = uint64_t(1) << (bit & 63);
+    const bool seen = seen_[word] & mask;
+    seen_[word] |= mask;
+    return seen;
+  }
+
   // The 16-byte key of a short piece: bytes 0..7, then bytes 8..n-1 and n in the top byte.
   // (An entry keeps its id count less one in bits 60..62 of k1 -- 0..3, or kMarker: the
-  // piece is in the long table; keys never have them set.)
+  // piece is in a later tier; keys never have them set.)
   struct Key {
     uint64_t k0, k1;
   };
   static constexpr uint64_t kCountBits = uint64_t(7) << 60;
   static constexpr uint32_t kMarker = 7;
-  // What find_short returns for a marker: look in the long table.
-  static constexpr uint32_t kInLong = kMarker + 1;
+  // What a find returns for a marker: the piece is in a later tier (find_short: look in the
+  // medium table; find_medium: in the long one).  Past every tier's id count: a caller
+  // tells a hit by the count alone.
+  static constexpr uint32_t kShortLater = kMarker + 1;
+  static constexpr uint32_t kMediumLater = 16;
   // The bytes of a key of length n as masks of its two words (no branch on n).
   struct Masks {
     uint64_t m0, m1;
@@ -138,6 +163,44 @@ class WordCache {
     return uint64_t(x >> 64) ^ uint64_t(x);
   }
 
+  // A medium piece (1..kMediumMax bytes): its bytes in four words, the length in the top
+  // byte (never a key byte: kMediumMax < 32).  Bytes past the piece are zero.
+  static constexpr uint32_t kMediumMax = 31;
+  static constexpr uint32_t kMediumIds = 12;  // 4 words of 3 ids
+  static constexpr uint32_t kIdBits = 21;     // (a medium entry holds ids below 2^21)
+  struct MediumKey {
+    uint64_t k[4];
+  };
+  static MediumKey medium_key(const uint8_t* p, uint32_t n) {  // n in 1..kMediumMax
+    MediumKey key{};
+    if (may_read_ahead(p, 32)) {
+      std::memcpy(key.k, p, 32);
+      for (uint32_t w = 0; w < 4; w++) {  // keep bytes 8w..n-1 of word w
+        const uint32_t keep = n <= 8 * w ? 0 : std::min<uint32_t>(n - 8 * w, 8);
+        key.k[w] &= keep == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * keep)) - 1;
+      }
+    } else {
+      std::memcpy(key.k, p, n);
+    }
+    key.k[3] |= uint64_t(n) << 56;
+    return key;
+  }
+  static uint64_t medium_hash(const MediumKey& k) {
+    const uint64_t a = k.k[0] ^ (k.k[1] * 0x9E3779B97F4A7C15ULL), b = k.k[2] ^ (k.k[3] * 0xC2B2AE3D27D4EB4FULL);
+    const unsigned __int128 x = (unsigned __int128)(a ^ (b * 0xD6E8FEB86659FD93ULL)) * 0xBF58476D1CE4E5B9ULL;
+    return uint64_t(x >> 64) ^ uint64_t(x);
+  }
+  // A medium entry: the key's four words (k[3] == 0: empty), then the ids, three in each
+  // word's low 63 bits (21 each); bit 63 of word w is bit w of the code -- the id count
+  // less one, or kMediumMarker.
+  struct Medium {
+    uint64_t k[4];
+    uint64_t ids[4];
+  };
+  void prefetch_medium(uint64_t h) const {
+    if (!medium_.empty()) __builtin_prefetch(&medium_[h & medium_mask_]);
+  }
+
   // A short piece's key and hash, computed once: the encoder makes them when it prefetches
   // the slot a few pieces ahead, and looks the piece up with them (and the word seed too).
   struct Probe {
@@ -157,7 +220,7 @@ class WordCache {
 
   // The hit path for short pieces: writes the ids at out[0..4) (always 16 bytes: the caller
   // has room) and returns how many are valid, or 0 when the piece (1..15 bytes) is not
-  // cached, or kInLong when its ids are in the long table (find_long).
+  // cached, or kShortLater when its ids are in a later tier (find_medium).
   //
   // kUseHot: first the small direct-mapped table of recent hits (it stays in L1/L2: frequent
   // words are most of the text), then the main table, whose hit moves into the small one.
@@ -197,8 +260,27 @@ class WordCache {
     return e ? ids_of(*e, out) : 0;
   }
 
-  // The long table only: pieces of 16+ bytes, and short ones with more than 4 ids (those
-  // after find_short said kInLong); h is long_hash(p, n).  A hit's ids are ids[0..count),
+  // A medium piece (1..kMediumMax bytes; a short one after find_short said kShortLater), h its
+  // medium_hash: writes the ids at out[0..kMediumIds) (the caller has room) and returns how
+  // many are valid, or 0 when it is not cached, or kMediumLater when they are in the long
+  // table.
+  uint32_t find_medium(const MediumKey& key, uint64_t h, uint32_t* out) const {
+    const Medium* e = medium_.empty() ? nullptr : lookup(medium_table(), key, h);
+    return e ? ids_of(*e, out) : 0;
+  }
+  // The medium table as it is now (see ShortTable), and find_medium in it (not empty).
+  struct MediumTable {
+    const Medium* slots;  // nullptr: no table yet
+    size_t mask;
+  };
+  MediumTable medium_table() const { return {medium_.empty() ? nullptr : medium_.begin(), medium_mask_}; }
+  static uint32_t find_in(const MediumTable& t, const MediumKey& key, uint64_t h, uint32_t* out) {
+    const Medium* e = lookup(t, key, h);
+    return e ? ids_of(*e, out) : 0;
+  }
+
+  // The long table only: pieces of more than kMediumMax bytes, and medium ones with more
+  // ids (those after find_medium said kMediumLater); h is long_hash(p, n).  A hit's ids are ids[0..count),
   // inside the cache (valid until it changes).
   bool find_long(const uint8_t* p, uint32_t n, uint64_t h, const uint32_t*& ids, uint32_t& count) const {
     if (long_.empty() || n > kMaxKey) return false;
@@ -214,11 +296,26 @@ class WordCache {
 
   void insert(const uint8_t* p, uint32_t n, const uint32_t* ids, uint32_t count) {
     if (n == 0 || n > kMaxKey) return;
-    if (n < 16 && count >= 1 && count <= 4) return insert_short(p, n, ids, count - 1);
-    // (more than 4 ids, or none: a piece whose characters BPE dropped)
-    // (A short piece's marker goes in after its long entry: inserting that entry may wipe
-    // the cache.  A marker whose entry a later wipe took is harmless -- a wipe takes both.)
-    if (insert_long(p, n, ids, count) && n < 16) insert_short(p, n, nullptr, kMarker);
+    if (n < 16 && count - 1 < 4) return insert_short(p, n, ids, count - 1);
+    // (A marker goes in after the entry it points past: inserting that entry may wipe the
+    // cache.  A marker whose entry a later wipe took only costs a miss: a wipe takes every
+    // tier, and a missing entry is a miss.)
+    if (n <= kMediumMax && count - 1 < kMediumIds && below_id_bits(ids, count)) {
+      if (insert_medium(p, n, ids, count - 1) && n < 16) insert_short(p, n, nullptr, kMarker);
+      return;
+    }
+    // (more ids, or none: a piece whose characters BPE dropped)
+    if (insert_long(p, n, ids, count) && n <= kMediumMax && insert_medium(p, n, nullptr, kMediumMarker) && n < 16)
+      insert_short(p, n, nullptr, kMarker);
+  }
+
+  // Fetches the slots that insert(p, n, ..., count) will write (its misses: a cache miss
+  // each -- a medium or long slot was not fetched at the lookup).  The encoder asks for a
+  // batch of inserts at once, so that their fetches overlap.
+  void prefetch_insert(const uint8_t* p, uint32_t n, uint32_t count) const {
+    if (n == 0 || n > kMaxKey || (n < 16 && count - 1 < 4)) return;
+    if (n <= kMediumMax) prefetch_medium(medium_hash(medium_key(p, n)));
+    if (n > kMediumMax || count - 1 >= kMediumIds) prefetch_long(long_hash(p, n));
   }
 
   void clear() {
@@ -226,11 +323,13 @@ class WordCache {
     hot_ = hot_one_, hot_mask_ = 0;
     hot_one_[0] = Short{};
     short_.reset(0);
+    medium_.reset(0);
     long_.reset(0);
+    std::vector<uint64_t>().swap(seen_);
     std::vector<uint8_t>().swap(keys_);
     std::vector<uint32_t>().swap(ids_);
-    short_count_ = long_count_ = 0;
-    short_mask_ = long_mask_ = 0;
+    short_count_ = medium_count_ = long_count_ = 0;
+    short_mask_ = medium_mask_ = long_mask_ = 0;
     account();
   }
 
@@ -245,6 +344,28 @@ class WordCache {
     e.k0 = k.k0, e.k1 = k.k1 | (uint64_t(code) << 60);
     for (uint32_t j = 0; j < 4; j++) e.ids[j] = code != kMarker && j <= code ? ids[j] : kNoId;
     short_count_++;
+  }
+
+  // code: the id count less one (ids[0..code]), or kMediumMarker (no ids).
+  bool insert_medium(const uint8_t* p, uint32_t n, const uint32_t* ids, uint32_t code) {
+    if ((medium_count_ + 1) * 2 > medium_.size() && !grow_medium()) return false;  // load <= 1/2
+    const MediumKey k = medium_key(p, n);
+    size_t i = medium_hash(k) & medium_mask_;
+    while (medium_[i].k[3] != 0) i = (i + 1) & medium_mask_;
+    Medium& e = medium_[i];
+    for (uint32_t w = 0; w < 4; w++) {
+      uint64_t packed = uint64_t((code >> w) & 1) << 63;
+      for (uint32_t j = 0; j < 3; j++)
+        if (code != kMediumMarker && 3 * w + j <= code) packed |= uint64_t(ids[3 * w + j]) << (kIdBits * j);
+      e.k[w] = k.k[w], e.ids[w] = packed;
+    }
+    medium_count_++;
+    return true;
+  }
+  static bool below_id_bits(const uint32_t* ids, uint32_t count) {
+    uint32_t any = 0;
+    for (uint32_t i = 0; i < count; i++) any |= ids[i];
+    return any < (uint32_t(1) << kIdBits);
   }
 
   bool insert_long(const uint8_t* p, uint32_t n, const uint32_t* ids, uint32_t count) {
@@ -270,10 +391,32 @@ class WordCache {
 
   static constexpr uint32_t kNoId = UINT32_MAX;
   // An entry's ids at out[0..4) (always 16 bytes: the caller has room), and how many are
-  // valid (1..4, or kInLong for a marker).
+  // valid (1..4, or kShortLater for a marker).
   static uint32_t ids_of(const Short& e, uint32_t* out) {
     std::memcpy(out, e.ids, sizeof e.ids);
     return uint32_t(e.k1 >> 60) + 1;
+  }
+  static constexpr uint32_t kMediumMarker = kMediumLater - 1;
+  // The ids at out[0..kMediumIds) (unused ones are garbage) and how many are valid, or
+  // kMediumLater for a marker.
+  static uint32_t ids_of(const Medium& e, uint32_t* out) {
+    constexpr uint64_t kMask = (uint64_t(1) << kIdBits) - 1;
+    uint32_t code = 0;
+    for (uint32_t w = 0; w < 4; w++) {
+      const uint64_t x = e.ids[w];
+      out[3 * w] = uint32_t(x & kMask);
+      out[3 * w + 1] = uint32_t((x >> kIdBits) & kMask);
+      out[3 * w + 2] = uint32_t((x >> (2 * kIdBits)) & kMask);
+      code |= uint32_t(x >> 63) << w;
+    }
+    return code + 1;
+  }
+  static const Medium* lookup(const MediumTable& t, const MediumKey& key, uint64_t h) {
+    for (size_t i = h & t.mask;; i = (i + 1) & t.mask) {
+      const Medium& e = t.slots[i];
+      if (((e.k[0] ^ key.k[0]) | (e.k[1] ^ key.k[1]) | (e.k[2] ^ key.k[2]) | (e.k[3] ^ key.k[3])) == 0) return &e;
+      if (e.k[3] == 0) return nullptr;  // empty (a real key has its length in k[3])
+    }
   }
   // The entry of q's piece in t, or nullptr.
   static const Short* lookup(const ShortTable& t, const Probe& q) {
@@ -324,6 +467,21 @@ class WordCache {
         hot_ = hot_table_.begin(), hot_mask_ = n - 1;
       }
     }
+    // The short table's jump says much text is coming: the medium table makes its own jump
+    // now too (its first table, then kMediumJump), rather than inside a later encode call
+    // -- on English text its first table fills long after the short one's, in the first
+    // call after a warm-up of 60 documents (fresh pages: the README's benchmark notes).
+    if (ok && short_.size() >= kJump && medium_.size() < kMediumJump &&
+        compute_used() + (kMediumJump + 1024) * sizeof(Medium) <= budget_) {
+      if (medium_.empty()) grow_medium();
+      grow_medium();
+    }
+    account();
+    return ok;
+  }
+  bool grow_medium() {
+    const bool ok = grow(medium_, medium_mask_, kMediumJump, [](const Medium& e) { return e.k[3] == 0; },
+                         [](const Medium& e) { return medium_hash(MediumKey{{e.k[0], e.k[1], e.k[2], e.k[3]}}); });
     account();
     return ok;
   }
@@ -336,7 +494,8 @@ class WordCache {
 
   size_t compute_used() const {
     return hot_table_.capacity() * sizeof(Short) + short_.capacity() * sizeof(Short) +
-           long_.capacity() * sizeof(Long) + keys_.capacity() + ids_.capacity() * sizeof(uint32_t);
+           medium_.capacity() * sizeof(Medium) + long_.capacity() * sizeof(Long) +
+           seen_.capacity() * sizeof(uint64_t) + keys_.capacity() + ids_.capacity() * sizeof(uint32_t);
   }
   void account() { used_.store(compute_used(), std::memory_order_relaxed); }
   // The bytes the arenas grow by to take n more key bytes and count more ids (they double).
@@ -363,6 +522,11 @@ class WordCache {
   // parts sit in a sparser table, 0.97-1.05 (medians); all-hit no slower (gpt2 English model
   // stage 1.30 -> 1.22 ns a byte: fewer probes in a table that is less full).
   static constexpr size_t kJump = size_t(1) << 17;
+  // The medium table's (grow, as kJump): 32768 entries, 2 MiB -- the size at which its
+  // table gets huge pages (HugeTable).  At 1 MiB, on 4 KiB pages, fresh llama2 English ran
+  // 4-7% slower than with no medium tier (three runs), and as fast at 2 MiB: its lookups
+  // land anywhere in the table, a TLB miss each.
+  static constexpr size_t kMediumJump = size_t(1) << 15;
   static constexpr size_t kHot = 4096;  // 128 KiB at most
   mutable Short hot_one_[1] = {};       // the table of recent hits while there is no room for one
   HugeTable<Short> hot_table_;
@@ -371,10 +535,14 @@ class WordCache {
   std::atomic<size_t> used_{0};
   std::atomic<bool> pending_{false}, clear_requested_{false};
   HugeTable<Short> short_;
+  HugeTable<Medium> medium_;
+  static constexpr size_t kSeenBits = size_t(1) << 19;  // 64 KiB
+  std::vector<uint64_t> seen_;  // (seen_cut)
   HugeTable<Long> long_;
   std::vector<uint8_t> keys_;
   std::vector<uint32_t> ids_;
-  size_t short_mask_ = 0, long_mask_ = 0, short_count_ = 0, long_count_ = 0, budget_ = 0;
+  size_t short_mask_ = 0, medium_mask_ = 0, long_mask_ = 0;
+  size_t short_count_ = 0, medium_count_ = 0, long_count_ = 0, budget_ = 0;
 };
 
 }  // namespace tagpipe

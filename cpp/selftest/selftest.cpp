@@ -25,6 +25,7 @@
 #include "fsm/runs.h"
 #include "model/bridge_cuts.h"
 #include "model/merge_table.h"
+#include "model/word_cache.h"
 #include "pretok/fold.h"
 #include "replace/replace.h"
 #include "transcode/transcode.h"
@@ -472,6 +473,70 @@ void check_merge_table(bool quick) {
   }
 }
 
+// -- the word cache's tiers (model/word_cache.h) --------------------------------------------
+
+// The encoder's lookup chain (encode/encoder.cpp): the short table, then the medium one,
+// then the long one, each marker sending the piece on.  False on a miss.
+bool cache_find(const WordCache& cache, const uint8_t* p, uint32_t n, std::vector<uint32_t>& ids) {
+  uint32_t out[WordCache::kMediumIds];
+  uint32_t got = n < 16 ? cache.find_short<false>(WordCache::probe(p, n), out) : WordCache::kShortLater;
+  if (got - 1 < 4) return ids.assign(out, out + got), true;
+  if (got == 0) return false;
+  if (n <= WordCache::kMediumMax) {
+    const WordCache::MediumKey key = WordCache::medium_key(p, n);
+    got = cache.find_medium(key, WordCache::medium_hash(key), out);
+    if (got - 1 < WordCache::kMediumIds) return ids.assign(out, out + got), true;
+    if (got == 0) return false;
+  }
+  const uint32_t* in;
+  if (!cache.find_long(p, n, WordCache::long_hash(p, n), in, got)) return false;
+  return ids.assign(in, in + got), true;
+}
+
+// Random pieces of 1..40 bytes with 0..20 ids (some past a medium entry's 21 bits), each
+// copied to a page's end (the keys' exact reads) or followed by garbage (the fast reads
+// mask it off): every one is found with its own ids.  Then a budget too small for them
+// all: the cache is wiped as it fills, holds no more than its budget, and whatever it
+// still answers is right.
+void check_word_cache(bool quick) {
+  std::mt19937_64 rng(11);
+  std::map<std::vector<uint8_t>, std::vector<uint32_t>> want;
+  const size_t count = quick ? 3000 : 30000;
+  while (want.size() < count) {
+    std::vector<uint8_t> key(1 + rng() % 40);
+    for (auto& b : key) b = uint8_t(rng() % 4 ? 'a' + rng() % 6 : rng());  // (many share prefixes)
+    std::vector<uint32_t> ids(rng() % 8 ? 1 + rng() % 12 : rng() % 21);
+    for (auto& id : ids) id = uint32_t(rng() % 16 ? rng() % 262144 : rng() % 0xFFFFFFFFu);
+    want.emplace(key, ids);
+  }
+  alignas(4096) static uint8_t page[2 * 4096];
+  auto place = [&](const std::vector<uint8_t>& key, bool at_end) {
+    uint8_t* p = at_end ? page + 4096 - key.size() : page + 100;
+    for (size_t i = 0; i < 64; i++) page[100 + i] = uint8_t(rng());
+    std::memcpy(p, key.data(), key.size());
+    return p;
+  };
+  for (const size_t budget : {size_t(256) << 20, size_t(160) << 10}) {
+    WordCache cache(budget);
+    size_t k = 0, wrong = 0, missing = 0, over = 0;
+    for (const auto& [key, ids] : want) {
+      cache.insert(place(key, k++ % 3 == 0), uint32_t(key.size()), ids.data(), uint32_t(ids.size()));
+      over += cache.used() > budget;
+    }
+    std::vector<uint32_t> got;
+    for (const auto& [key, ids] : want) {
+      const uint8_t* p = place(key, k++ % 2 == 0);
+      if (!cache_find(cache, p, uint32_t(key.size()), got)) missing++;
+      else wrong += got != ids;
+    }
+    const bool big = budget > (size_t(1) << 20);
+    const bool ok = wrong == 0 && over == 0 && (big ? missing == 0 : missing < want.size());
+    std::printf("[-] word_cache budget %zu KiB, %zu pieces: %zu wrong, %zu missing, %zu over budget %s\n",
+                budget >> 10, want.size(), wrong, missing, over, ok ? "ok" : "FAILED");
+    (ok ? g_passed : g_failed)++;
+  }
+}
+
 // -- BPE cuts (model/bridge_cuts.h) against the merge results themselves ------------------
 
 // Random merges over a pool of characters of every length, and random pieces: a boundary
@@ -613,6 +678,7 @@ int main(int argc, char** argv) {
     check_patterns(*k, quick);  // the block machines read the active kernel's window
   }
   check_merge_table(quick);
+  check_word_cache(quick);
   check_bridge_cuts(quick);
   std::printf("%d passed, %d failed\n", g_passed, g_failed);
   return g_failed ? 1 : 0;
