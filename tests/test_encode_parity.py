@@ -1281,6 +1281,46 @@ def test_cut_pieces_of_short_parts_are_cached_whole_exactly():
             assert [tok.encode(t) for t in texts] == want
 
 
+def test_medium_tier_pieces_exactly():
+    """The word cache's medium tier (cpp/model/word_cache.h): pieces of 16-31 bytes and short
+    ones with 5-12 ids live in it, a piece with more ids in the long table behind a marker in
+    each earlier table, and a cut piece of 16-31 bytes with at most 12 ids is cached whole
+    at its second sighting with every part a hit (Encoder::encode_pieces).  Words of
+    two-letter units (each a token, a cut between any two), runs of unknown characters (an
+    unk each, never cut: 5-30 ids), mixed with fresh words, the same texts again and again,
+    with a default cache, one wiped as it fills and one too small for a medium table; 1 and
+    2 threads -- every pass against the oracle."""
+    units = ["ab", "cd", "ef", "gh", "жз"]
+    vocab = ["[UNK]", *"abcdefghжз", *units]
+    merges = [(u[0], u[1]) for u in units]
+    json_text = bpe_json(vocab, merges, unk="[UNK]", pre={"type": "Whitespace"})
+    oracle = tokenizers.Tokenizer.from_str(json_text)
+    rng = random.Random(13)
+
+    def cut_word():  # 4-20 units or letters: 16-31 bytes, mostly, cut into parts of one id
+        return "".join(rng.choice(units) if rng.random() < 0.8 else rng.choice("abcdefgh")
+                       for _ in range(rng.randint(4, 20)))
+
+    def unknown_run():  # 2-30 unknown characters: as many unk ids, one part
+        return "".join(rng.choice("xyzw") for _ in range(rng.randint(2, 30)))
+
+    words = [cut_word() for _ in range(80)] + [unknown_run() for _ in range(80)]
+    texts = [" ".join(rng.choice(words) if rng.random() < 0.7 else cut_word() + rng.choice(["", unknown_run()])
+                      for _ in range(rng.randint(1, 60)))
+             for _ in range(60)]
+    lengths = {len(w.encode()) for t in texts for w in t.split()}
+    assert {n for n in lengths if 16 <= n <= 31} and {n for n in lengths if n < 16}
+    want = [e.ids for e in oracle.encode_batch(texts)]
+    for cache_bytes in (None, 300_000, 4096):
+        for threads in (1, 2):
+            tok = tagpipe.Tokenizer.from_str(json_text, cache_bytes=cache_bytes)
+            for _ in range(3):
+                ids, offsets = tok.encode_batch_flat(texts, num_threads=threads)
+                got = [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(texts))]
+                assert got == want, (cache_bytes, threads)
+            assert [tok.encode(t) for t in texts] == want
+
+
 def test_explain_names_the_cut_rule():
     """explain() says whether long new pieces are cut, and which exactness condition stops it."""
     by_id = {c.id: c for c in SYNTHETIC}
