@@ -1243,6 +1243,20 @@ def test_misses_wait_across_added_tokens_and_a_delegated_gap():
         assert [tagpipe.Tokenizer.from_str(json_text).encode(t) for t in texts] == want
 
 
+def assert_cached_passes_exact(json_text, texts, oracle, budgets):
+    """The same texts three times on one tokenizer (the later passes find what the earlier ones
+    cached), for each word-cache budget, on 1 and 2 threads, then one by one: the oracle's ids."""
+    want = [e.ids for e in oracle.encode_batch(texts)]
+    for cache_bytes in budgets:
+        for threads in (1, 2):
+            tok = tagpipe.Tokenizer.from_str(json_text, cache_bytes=cache_bytes)
+            for _ in range(3):
+                ids, offsets = tok.encode_batch_flat(texts, num_threads=threads)
+                got = [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(texts))]
+                assert got == want, (cache_bytes, threads)
+            assert [tok.encode(t) for t in texts] == want
+
+
 def test_cut_pieces_of_short_parts_are_cached_whole_exactly():
     """A long piece cut into parts of under two bytes on average (GPT-2's indentation) is cached
     whole once every part hit (Encoder::encode_pieces): the ids cached are exactly its parts'
@@ -1270,15 +1284,7 @@ def test_cut_pieces_of_short_parts_are_cached_whole_exactly():
     longs = [long_word() for _ in range(60)]
     texts = [" ".join(rng.choice(longs) if rng.random() < 0.4 else word(1, 12) for _ in range(rng.randint(1, 80)))
              for _ in range(80)]
-    want = [e.ids for e in oracle.encode_batch(texts)]
-    for cache_bytes in (None, 4096):
-        for threads in (1, 2):
-            tok = tagpipe.Tokenizer.from_str(json_text, cache_bytes=cache_bytes)
-            for _ in range(3):
-                ids, offsets = tok.encode_batch_flat(texts, num_threads=threads)
-                got = [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(texts))]
-                assert got == want, (cache_bytes, threads)
-            assert [tok.encode(t) for t in texts] == want
+    assert_cached_passes_exact(json_text, texts, oracle, (None, 4096))
 
 
 def test_medium_tier_pieces_exactly():
@@ -1310,15 +1316,7 @@ def test_medium_tier_pieces_exactly():
              for _ in range(60)]
     lengths = {len(w.encode()) for t in texts for w in t.split()}
     assert {n for n in lengths if 16 <= n <= 31} and {n for n in lengths if n < 16}
-    want = [e.ids for e in oracle.encode_batch(texts)]
-    for cache_bytes in (None, 300_000, 4096):
-        for threads in (1, 2):
-            tok = tagpipe.Tokenizer.from_str(json_text, cache_bytes=cache_bytes)
-            for _ in range(3):
-                ids, offsets = tok.encode_batch_flat(texts, num_threads=threads)
-                got = [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(texts))]
-                assert got == want, (cache_bytes, threads)
-            assert [tok.encode(t) for t in texts] == want
+    assert_cached_passes_exact(json_text, texts, oracle, (None, 300_000, 4096))
 
 
 def test_explain_names_the_cut_rule():

@@ -420,7 +420,7 @@ bool Encoder::flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const 
   }
   const uint32_t* ids = w.bpe_out.data();
   if (cache.pending()) rebudget(cache);  // another thread took a cache (a smaller share), or a wipe
-  for (const BpeJob& j : w.jobs) cache.prefetch_insert(j.s, j.n, j.count);
+  for (const BpeJob& j : w.jobs) cache.prefetch_insert(j.s, j.n, ids + j.first, j.count);
   for (const BpeJob& j : w.jobs) cache.insert(j.s, j.n, ids + j.first, j.count);
   // Splice, from the back: each stretch of hits after a hole moves right by the ids of
   // the holes up to it, then the hole's ids go in front of it.

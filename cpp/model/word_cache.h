@@ -265,8 +265,7 @@ class WordCache {
   // many are valid, or 0 when it is not cached, or kMediumLater when they are in the long
   // table.
   uint32_t find_medium(const MediumKey& key, uint64_t h, uint32_t* out) const {
-    const Medium* e = medium_.empty() ? nullptr : lookup(medium_table(), key, h);
-    return e ? ids_of(*e, out) : 0;
+    return medium_.empty() ? 0 : find_in(medium_table(), key, h, out);
   }
   // The medium table as it is now (see ShortTable), and find_medium in it (not empty).
   struct MediumTable {
@@ -280,8 +279,8 @@ class WordCache {
   }
 
   // The long table only: pieces of more than kMediumMax bytes, and medium ones with more
-  // ids (those after find_medium said kMediumLater); h is long_hash(p, n).  A hit's ids are ids[0..count),
-  // inside the cache (valid until it changes).
+  // ids (those after find_medium said kMediumLater); h is long_hash(p, n).  A hit's ids are
+  // ids[0..count), inside the cache (valid until it changes).
   bool find_long(const uint8_t* p, uint32_t n, uint64_t h, const uint32_t*& ids, uint32_t& count) const {
     if (long_.empty() || n > kMaxKey) return false;
     for (size_t i = h & long_mask_;; i = (i + 1) & long_mask_) {
@@ -296,15 +295,15 @@ class WordCache {
 
   void insert(const uint8_t* p, uint32_t n, const uint32_t* ids, uint32_t count) {
     if (n == 0 || n > kMaxKey) return;
-    if (n < 16 && count - 1 < 4) return insert_short(p, n, ids, count - 1);
+    const Tier where = tier(n, ids, count);
+    if (where == Tier::kShort) return insert_short(p, n, ids, count - 1);
     // (A marker goes in after the entry it points past: inserting that entry may wipe the
     // cache.  A marker whose entry a later wipe took only costs a miss: a wipe takes every
     // tier, and a missing entry is a miss.)
-    if (n <= kMediumMax && count - 1 < kMediumIds && below_id_bits(ids, count)) {
+    if (where == Tier::kMedium) {
       if (insert_medium(p, n, ids, count - 1) && n < 16) insert_short(p, n, nullptr, kMarker);
       return;
     }
-    // (more ids, or none: a piece whose characters BPE dropped)
     if (insert_long(p, n, ids, count) && n <= kMediumMax && insert_medium(p, n, nullptr, kMediumMarker) && n < 16)
       insert_short(p, n, nullptr, kMarker);
   }
@@ -312,10 +311,12 @@ class WordCache {
   // Fetches the slots that insert(p, n, ..., count) will write (its misses: a cache miss
   // each -- a medium or long slot was not fetched at the lookup).  The encoder asks for a
   // batch of inserts at once, so that their fetches overlap.
-  void prefetch_insert(const uint8_t* p, uint32_t n, uint32_t count) const {
-    if (n == 0 || n > kMaxKey || (n < 16 && count - 1 < 4)) return;
-    if (n <= kMediumMax) prefetch_medium(medium_hash(medium_key(p, n)));
-    if (n > kMediumMax || count - 1 >= kMediumIds) prefetch_long(long_hash(p, n));
+  void prefetch_insert(const uint8_t* p, uint32_t n, const uint32_t* ids, uint32_t count) const {
+    if (n == 0 || n > kMaxKey) return;
+    const Tier where = tier(n, ids, count);
+    if (where == Tier::kShort) return;  // (its slot was fetched for the lookup)
+    if (n <= kMediumMax) prefetch_medium(medium_hash(medium_key(p, n)));  // (an entry, or a marker)
+    if (where == Tier::kLong) prefetch_long(long_hash(p, n));
   }
 
   void clear() {
@@ -346,6 +347,14 @@ class WordCache {
     short_count_++;
   }
 
+  // Which table insert puts a piece of n bytes (1..kMaxKey) with these ids in: the long
+  // one takes more ids, ids past kIdBits, or none (a piece whose characters BPE dropped).
+  enum class Tier { kShort, kMedium, kLong };
+  static Tier tier(uint32_t n, const uint32_t* ids, uint32_t count) {
+    if (n < 16 && count - 1 < 4) return Tier::kShort;
+    if (n <= kMediumMax && count - 1 < kMediumIds && below_id_bits(ids, count)) return Tier::kMedium;
+    return Tier::kLong;
+  }
   // code: the id count less one (ids[0..code]), or kMediumMarker (no ids).
   bool insert_medium(const uint8_t* p, uint32_t n, const uint32_t* ids, uint32_t code) {
     if ((medium_count_ + 1) * 2 > medium_.size() && !grow_medium()) return false;  // load <= 1/2
