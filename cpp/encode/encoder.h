@@ -129,6 +129,7 @@ struct Worker {
   bool jobs_byte_mapped = false;        // the jobs' piece form
   std::vector<uint8_t> kept, kept_spare;  // the jobs' bytes between gaps (Encoder::keep_jobs)
   std::vector<uint32_t> cuts;  // where encode_pieces cuts a piece (Bpe::cuts)
+  std::vector<WordCache::Probe> part_probes;  // the probes of its parts (request_parts)
   std::vector<uint32_t> subcuts;  // where it cuts a part of one that missed (Bpe::refine)
   std::vector<added::Segment> raw_segments, norm_segments;
   pretok::Text gap, sub;
