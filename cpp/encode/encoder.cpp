@@ -97,12 +97,16 @@ __attribute__((noinline)) HitRun hit_run(const WordCache& cache, const pretok::P
     } else if (n > WordCache::kMediumMax) {
       break;
     }
-    if (c - 1 >= 4) {  // in a later tier: a medium piece, or a short one with more ids
-      if (!medium.slots) break;
-      c = medium_hit(medium, bytes + piece.begin, n, q.h, out + size);
-      if (c - 1 >= WordCache::kMediumIds) {  // a miss, or in the long table
-        found = c;
-        break;
+    if (c - 1 >= 4) {
+      if (c - 1 < WordCache::kShortIds) {  // 5..6 ids, packed
+        WordCache::unpack(out + size);
+      } else {  // in a later tier: a medium piece, or a short one with more ids
+        if (!medium.slots) break;
+        c = medium_hit(medium, bytes + piece.begin, n, q.h, out + size);
+        if (c - 1 >= WordCache::kMediumIds) {  // a miss, or in the long table
+          found = c;
+          break;
+        }
       }
     }
     size += c;
@@ -273,9 +277,10 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache, const std::vector<Worke
     uint32_t c = found;
     if (found == kNotLooked) {
       c = n >= 16 ? WordCache::kShortLater
-          : may_cut ? cache.find_short<false>(q, sink.room(4))
-                    : cache.find_short<true>(q, sink.room(4));
-      if (c - 1 < 4) {  // 1..4 ids: a hit
+          : may_cut ? cache.find_short<false>(q, sink.room(WordCache::kShortIds))
+                    : cache.find_short<true>(q, sink.room(WordCache::kShortIds));
+      if (c - 1 < WordCache::kShortIds) {  // 1..6 ids: a hit
+        if (c > 4) WordCache::unpack(sink.room(WordCache::kShortIds));
         sink.size += c;
         return kDone;
       }

@@ -4,7 +4,9 @@
 // lock.  A hit copies the ids into the output and allocates nothing.  Three tiers:
 //   - short pieces (up to 15 bytes) with up to 4 ids -- nearly all of them -- live inline
 //     in 32-byte entries: the key is the bytes and the length, read as two 64-bit words
-//     without touching memory past the piece, and compared as two words;
+//     without touching memory past the piece, and compared as two words; the entry's 16
+//     bytes of ids hold 5 or 6 ids too, packed 21 bits each (a short Cyrillic word in
+//     GPT-2's vocabulary: 16% of gpt2 Russian's pieces);
 //   - medium ones (up to 31 bytes) with up to 12 ids, inline in 64-byte entries (one cache
 //     line): the key as four words, the ids packed 21 bits each.  A Russian or Greek word,
 //     a line of code's indentation -- in GPT-2's vocabulary a short Cyrillic word is often
@@ -90,6 +92,15 @@ class WordCache {
   };
   RefineGate refine_gate;
 
+  // The 5..6 ids a short entry holds packed, as ids_of left them at out[0..4): spread out
+  // to out[0..6).  (Apart from ids_of: the hit loop's common case stays a 16-byte copy.)
+  static void unpack(uint32_t* out) {
+    constexpr uint64_t kMask = (uint64_t(1) << kIdBits) - 1;
+    uint64_t half[2];
+    std::memcpy(half, out, sizeof half);
+    for (uint32_t j = 0; j < kShortIds; j++) out[j] = uint32_t((half[j / 3] >> (kIdBits * (j % 3))) & kMask);
+  }
+
   // Whether a cut piece whose parts all hit was seen so before (a bit per medium_hash, in a
   // filter of kSeenBits bits; collisions only cache a piece early).  The encoder caches such
   // a piece whole at its second sighting: a Russian word, cut where no merge joins two
@@ -107,13 +118,16 @@ class WordCache {
   }
 
   // The 16-byte key of a short piece: bytes 0..7, then bytes 8..n-1 and n in the top byte.
-  // (An entry keeps its id count less one in bits 60..62 of k1 -- 0..3, or kMarker: the
-  // piece is in a later tier; keys never have them set.)
+  // (An entry keeps its id count less one in bits 60..62 of k1 -- 0..3, 4..5 for ids
+  // packed 21 bits each (kPacked), or kMarker: the piece is in a later tier; keys never
+  // have them set.)
   struct Key {
     uint64_t k0, k1;
   };
   static constexpr uint64_t kCountBits = uint64_t(7) << 60;
   static constexpr uint32_t kMarker = 7;
+  static constexpr uint32_t kShortIds = 6;  // the most a short entry holds (packed)
+  static constexpr uint32_t kPacked = 4;    // the count code of 5 packed ids (kPacked + 1: 6)
   // What a find returns for a marker: the piece is in a later tier (find_short: look in the
   // medium table; find_medium: in the long one).  Past every tier's id count: a caller
   // tells a hit by the count alone.
@@ -218,9 +232,10 @@ class WordCache {
     if (!long_.empty()) __builtin_prefetch(&long_[h & long_mask_]);
   }
 
-  // The hit path for short pieces: writes the ids at out[0..4) (always 16 bytes: the caller
-  // has room) and returns how many are valid, or 0 when the piece (1..15 bytes) is not
-  // cached, or kShortLater when its ids are in a later tier (find_medium).
+  // The hit path for short pieces: writes the entry's ids at out (ids_of: 1..4 as they
+  // are, 5..6 packed -- then the caller unpacks them) and returns how many there are, or 0
+  // when the piece (1..15 bytes) is not cached, or kShortLater when its ids are in a later
+  // tier (find_medium).
   //
   // kUseHot: first the small direct-mapped table of recent hits (it stays in L1/L2: frequent
   // words are most of the text), then the main table, whose hit moves into the small one.
@@ -243,7 +258,7 @@ class WordCache {
   // then the ids.
   struct Short {
     uint64_t k0, k1;  // k1 == 0: empty
-    uint32_t ids[4];  // kNoId after the last
+    uint32_t ids[4];  // kNoId after the last; or 5..6 ids, three in each half's low 63 bits
   };
   // The main short table as it is now: for a loop over many pieces with no change to the
   // cache in between (the encoder's run of hits), which keeps its pointer and mask in
@@ -343,7 +358,13 @@ class WordCache {
     while (short_[i].k1 != 0) i = (i + 1) & short_mask_;
     Short& e = short_[i];
     e.k0 = k.k0, e.k1 = k.k1 | (uint64_t(code) << 60);
-    for (uint32_t j = 0; j < 4; j++) e.ids[j] = code != kMarker && j <= code ? ids[j] : kNoId;
+    if (code - kPacked < 2) {  // 5..6 ids: ids 0..2 in the first half, 3..5 in the second
+      uint64_t half[2] = {0, 0};
+      for (uint32_t j = 0; j <= code; j++) half[j / 3] |= uint64_t(ids[j]) << (kIdBits * (j % 3));
+      std::memcpy(e.ids, half, sizeof half);
+    } else {
+      for (uint32_t j = 0; j < 4; j++) e.ids[j] = code != kMarker && j <= code ? ids[j] : kNoId;
+    }
     short_count_++;
   }
 
@@ -351,7 +372,7 @@ class WordCache {
   // one takes more ids, ids past kIdBits, or none (a piece whose characters BPE dropped).
   enum class Tier { kShort, kMedium, kLong };
   static Tier tier(uint32_t n, const uint32_t* ids, uint32_t count) {
-    if (n < 16 && count - 1 < 4) return Tier::kShort;
+    if (n < 16 && (count - 1 < 4 || (count - 1 < kShortIds && below_id_bits(ids, count)))) return Tier::kShort;
     if (n <= kMediumMax && count - 1 < kMediumIds && below_id_bits(ids, count)) return Tier::kMedium;
     return Tier::kLong;
   }
@@ -399,8 +420,9 @@ class WordCache {
   }
 
   static constexpr uint32_t kNoId = UINT32_MAX;
-  // An entry's ids at out[0..4) (always 16 bytes: the caller has room), and how many are
-  // valid (1..4, or kShortLater for a marker).
+  // An entry's 16 bytes of ids at out[0..4) (the caller has room for kShortIds), and how
+  // many ids it holds (1..6, or kShortLater for a marker): for 5 or 6, out holds them
+  // packed, and unpack(out) spreads them out.
   static uint32_t ids_of(const Short& e, uint32_t* out) {
     std::memcpy(out, e.ids, sizeof e.ids);
     return uint32_t(e.k1 >> 60) + 1;

@@ -480,7 +480,10 @@ void check_merge_table(bool quick) {
 bool cache_find(const WordCache& cache, const uint8_t* p, uint32_t n, std::vector<uint32_t>& ids) {
   uint32_t out[WordCache::kMediumIds];
   uint32_t got = n < 16 ? cache.find_short<false>(WordCache::probe(p, n), out) : WordCache::kShortLater;
-  if (got - 1 < 4) return ids.assign(out, out + got), true;
+  if (got - 1 < WordCache::kShortIds) {
+    if (got > 4) WordCache::unpack(out);
+    return ids.assign(out, out + got), true;
+  }
   if (got == 0) return false;
   if (n <= WordCache::kMediumMax) {
     const WordCache::MediumKey key = WordCache::medium_key(p, n);
