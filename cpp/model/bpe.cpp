@@ -208,6 +208,10 @@ void Bpe::prepare_cuts(bool byte_mapped) const {
     }
     c.bridges.finish();
     if (opt_.ignore_merges) merges_differ(byte_mapped);  // (llama-3: 588 of 128k strings)
+    if (byte_mapped) {  // (model/cjk_ids.h: why not for whole characters)
+      BpeScratch sc;
+      cjk_[1].build([&](const uint8_t* ch, std::vector<uint32_t>& ids) { encode(ch, 3, true, ids, sc); });
+    }
   });
 }
 

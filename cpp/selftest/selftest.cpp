@@ -24,6 +24,7 @@
 #include "fsm/patterns.h"
 #include "fsm/runs.h"
 #include "model/bridge_cuts.h"
+#include "model/cjk_ids.h"
 #include "model/merge_table.h"
 #include "model/word_cache.h"
 #include "pretok/fold.h"
@@ -661,6 +662,38 @@ void check_bridge_cuts(bool quick) {
   }
 }
 
+// -- the CJK characters' ids (model/cjk_ids.h) -----------------------------------------------
+
+// A table built from a made-up encoder -- 0 to 4 ids per character, some past 21 bits --
+// asked every three bytes there are, and two- and four-byte parts: a character of the range
+// with 1..3 ids that fit gets exactly them, anything else (no ids, too many, too large,
+// another lead byte, a byte that does not continue the character, another length) 0.
+void check_cjk_ids() {
+  auto made_up = [](uint32_t cp, std::vector<uint32_t>& ids) {
+    for (uint32_t j = 0; j < cp % 5; j++) ids.push_back(cp % 13 == 0 && j == 1 ? 0x1FFFFF + cp % 2 : cp * 5 + j);
+  };
+  CjkIds table;
+  table.build([&](const uint8_t* c, std::vector<uint32_t>& ids) { made_up(code_point(c, 3, 3), ids); });
+  size_t wrong = 0, found = 0;
+  std::vector<uint32_t> want;
+  for (uint32_t x = 0; x < (1u << 24); x++) {
+    const uint8_t c[4] = {uint8_t(x >> 16), uint8_t(x >> 8), uint8_t(x), 0x80};
+    want.clear();
+    const bool in_range = c[0] >= 0xE3 && c[0] <= 0xE9 && (c[1] & 0xC0) == 0x80 && (c[2] & 0xC0) == 0x80;
+    if (in_range) made_up(code_point(c, 3, 3), want);
+    bool fits = !want.empty() && want.size() <= 3;
+    for (uint32_t id : want) fits &= id < 0x1FFFFF;
+    uint32_t out[CjkIds::kIds];
+    const uint32_t got = table.ids(c, 3, out);
+    found += got != 0;
+    wrong += fits ? got != want.size() || !std::equal(want.begin(), want.end(), out) : got != 0;
+    if ((x & 0xFFF) == 0) wrong += table.ids(c, 2, out) != 0 || table.ids(c, 4, out) != 0;
+  }
+  const bool ok = wrong == 0 && found > 0;
+  std::printf("[-] cjk_ids every 3-byte part: %zu answered, %zu wrong %s\n", found, wrong, ok ? "ok" : "FAILED");
+  (ok ? g_passed : g_failed)++;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -683,6 +716,7 @@ int main(int argc, char** argv) {
   check_merge_table(quick);
   check_word_cache(quick);
   check_bridge_cuts(quick);
+  check_cjk_ids();
   std::printf("%d passed, %d failed\n", g_passed, g_failed);
   return g_failed ? 1 : 0;
 }
