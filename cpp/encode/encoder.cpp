@@ -368,7 +368,7 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache, const std::vector<Worke
     const size_t first_id = sink.size, holes = w.holes.size();
     const uint64_t flushes = w.flushes;
     if (refine) request_parts(cache, p, w.cuts, w.part_probes);
-    const CjkIds* cjk = bpe_.cjk(t.byte_mapped).empty() ? nullptr : &bpe_.cjk(t.byte_mapped);
+    const CjkIds* cjk = t.byte_mapped && !bpe_.cjk().empty() ? &bpe_.cjk() : nullptr;
     for (uint32_t begin = 0, i = 0; i < w.cuts.size(); begin = w.cuts[i++]) {
       const uint32_t m = w.cuts[i] - begin;
       if (cjk && m == 3) {  // one CJK character: its ids from a table (model/cjk_ids.h), no probe

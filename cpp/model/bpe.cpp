@@ -210,7 +210,7 @@ void Bpe::prepare_cuts(bool byte_mapped) const {
     if (opt_.ignore_merges) merges_differ(byte_mapped);  // (llama-3: 588 of 128k strings)
     if (byte_mapped) {  // (model/cjk_ids.h: why not for whole characters)
       BpeScratch sc;
-      cjk_[1].build([&](const uint8_t* ch, std::vector<uint32_t>& ids) { encode(ch, 3, true, ids, sc); });
+      cjk_.build([&](const uint8_t* ch, std::vector<uint32_t>& ids) { encode(ch, 3, true, ids, sc); });
     }
   });
 }

@@ -110,10 +110,10 @@ class Bpe {
   // continuing_subword_prefix / end_of_word_suffix or shared ids.
   void prepare_seed(bool byte_mapped) const;
   const WordSeed& seed(bool byte_mapped) const { return seed_[byte_mapped]; }
-  // The ids of the characters U+3000..U+9FFF alone, for the parts of cut ByteLevel pieces
-  // (model/cjk_ids.h): built by prepare_cuts when cuts() may cut them, else empty (and
-  // always empty for whole-character pieces).
-  const CjkIds& cjk(bool byte_mapped) const { return cjk_[byte_mapped]; }
+  // The ids of the characters U+3000..U+9FFF alone as ByteLevel pieces, for the parts of
+  // cut ones (model/cjk_ids.h: not for whole characters): built by prepare_cuts(true) when
+  // cuts() may cut ByteLevel pieces, else empty.
+  const CjkIds& cjk() const { return cjk_; }
 
  private:
   void add_char(const uint8_t* c, uint32_t len, bool first, bool last, bool byte_mapped, BpeScratch& sc,
@@ -205,7 +205,7 @@ class Bpe {
   // Chinese clause is a part every few bytes).
   mutable ShapeFilter differ_shapes_[2];
   mutable Cuts cuts_[2];
-  mutable CjkIds cjk_[2];  // [byte_mapped]
+  mutable CjkIds cjk_;  // (ByteLevel pieces)
   mutable std::once_flag seed_once_[2];
   mutable WordSeed seed_[2];  // [byte_mapped]
 };

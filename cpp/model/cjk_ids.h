@@ -12,13 +12,15 @@
 // parts (llama-2, mistral, gemma-3), whose slots encode_pieces requests ahead
 // (request_parts), the table cost 11-15% there.
 //
-// An entry holds up to three ids, 21 bits each in its low 63 bits (WordCache's packed
-// layout), kAbsent in the slots past the last; an entry whose first slot is kAbsent is not
-// in the table (a character with no id, or more than three, or one past 21 bits: the
+// An entry holds up to three ids packed as the word cache packs them (WordCache::pack3),
+// with kAbsent in the slots past the last; an entry whose first slot is kAbsent is not in
+// the table (a character with no id, or more than three, or one of 2^21 - 1 or more: the
 // caller's usual path answers it).
 #pragma once
 #include <cstdint>
 #include <vector>
+
+#include "model/word_cache.h"
 
 namespace tagpipe {
 
@@ -41,10 +43,10 @@ class CjkIds {
       encode(c, ids);
       bool fits = !ids.empty() && ids.size() <= kIds;
       for (uint32_t id : ids) fits &= id < kAbsent;
-      if (!fits) continue;
-      uint64_t e = ~uint64_t(0);
-      for (uint32_t j = 0; j < ids.size(); j++) e &= ~(uint64_t(kAbsent & ~ids[j]) << (kIdBits * j));
-      table_[i] = e;
+      if (fits) {
+        const uint32_t count = uint32_t(ids.size());
+        table_[i] = WordCache::pack3(ids.data(), count) | ~uint64_t(0) << (WordCache::kIdBits * count);
+      }
     }
   }
 
@@ -55,16 +57,12 @@ class CjkIds {
     // ill-formed UTF-8 may hold anything)
     if (n != 3 || uint32_t(s[0] - 0xE3) > 6 || ((s[1] & 0xC0) | ((s[2] & 0xC0) >> 2)) != 0xA0 || table_.empty())
       return 0;
-    const uint64_t e = table_[uint32_t(s[0] - 0xE3) << 12 | uint32_t(s[1] & 0x3F) << 6 | (s[2] & 0x3F)];
-    out[0] = uint32_t(e & kAbsent);
-    out[1] = uint32_t((e >> kIdBits) & kAbsent);
-    out[2] = uint32_t((e >> (2 * kIdBits)) & kAbsent);
+    WordCache::unpack3(table_[uint32_t(s[0] - 0xE3) << 12 | uint32_t(s[1] & 0x3F) << 6 | (s[2] & 0x3F)], out);
     return uint32_t(out[0] != kAbsent) + (out[1] != kAbsent) + (out[2] != kAbsent);
   }
 
  private:
-  static constexpr uint32_t kIdBits = 21;
-  static constexpr uint32_t kAbsent = (uint32_t(1) << kIdBits) - 1;  // an empty slot
+  static constexpr uint32_t kAbsent = (uint32_t(1) << WordCache::kIdBits) - 1;  // an empty slot
   std::vector<uint64_t> table_;
 };
 
