@@ -3,13 +3,16 @@
     python bench/encode.py [--models gpt2 llama3 gpt-4o] [--corpora english code ...]
                            [--engines tagpipe tokenizers gigatoken fastokens tiktoken
                                       tagpipe-wholespan] [--breakdown] [--out NAME]
-                           [--rounds 5] [--round-docs 60] [--threads N]
+                           [--rounds 5] [--repeat 1] [--round-docs 60] [--threads N]
                            [--special auto|true|false] [--no-write]
 
 Writes bench/results/encode.md (or <NAME>.md; and prints it): per model, one row per corpus, MB/s for
 every engine with one thread and with N threads (default: every core), the ratio
 tagpipe / best peer for both, then the same in millions of tokens/s, the per-round
 figures and the cores each engine really used (CPU time / wall time of its timed calls).
+--repeat N runs it all N times, each time in new worker processes, and pools the rounds: on
+this shared VM one run's ratio moves by 10-25% from the next's, and a cell's median over
+5 x N fresh rounds moves less.
 
 MetaspaceRuns (issue 5): `python bench/encode.py --models llama2 mistral-7b-v0.1 gemma3
 --engines tagpipe tagpipe-wholespan tokenizers gigatoken fastokens --threads 1 --breakdown
@@ -420,7 +423,8 @@ def report(model: str, corpora, kinds, thread_counts, cells, run: Run, special: 
     if run.status:
         notes.append("Not timed: " + "; ".join(f"{n}: {s}" for n, s in run.status.items()) + ".")
     parts.append("\n".join(f"- {n}" for n in notes))
-    lines = ["Per-round MB/s in round order; cores = median CPU time / wall time of the timed calls "
+    lines = ["Per-round MB/s in round order (with --repeat, one run's rounds after the other's); "
+             "cores = median CPU time / wall time of the timed calls "
              f"(⚠ when a one-thread engine exceeds {CPU_FLAG}):", ""]
     for corpus in corpora:
         for t in thread_counts:
@@ -500,16 +504,20 @@ def load_average() -> str:
         return "?"
 
 
-def header(kinds, rounds: int, threads: int, load: str) -> str:
+def header(kinds, rounds: int, threads: int, load: str, repeat: int = 1) -> str:
     """The line above the model sections: engine versions, rounds, threads, load."""
-    return (f"Engines: {versions(kinds)}; {rounds} rounds; {threads} threads for the "
+    runs = f" in each of {repeat} runs (new worker processes each; a cell is the median of all {rounds * repeat})" \
+        if repeat > 1 else ""
+    return (f"Engines: {versions(kinds)}; {rounds} rounds{runs}; {threads} threads for the "
             f"all-cores columns.  Load average when the run started: {load} on {os.cpu_count()} "
             f"cores.")
 
 
 def run_models(models, corpora, kinds, thread_counts, rounds: int, round_docs: int,
-               special: str = "auto", with_breakdown: bool = False):
-    """Measure every model (two worker processes each), printing as it goes.  Returns (the
+               special: str = "auto", with_breakdown: bool = False, repeat: int = 1):
+    """Measure every model (two worker processes each), printing as it goes; `repeat` times,
+    each with new worker processes (the engines loaded and warmed again, so every round is
+    still fresh text to the engine that runs it), every cell's rounds pooled.  Returns (the
     models' markdown sections, {model: harness cells}, whether every id verified and no engine
     failed)."""
     parts, results, ok = [], {}, True
@@ -530,18 +538,25 @@ def run_models(models, corpora, kinds, thread_counts, rounds: int, round_docs: i
                                 f"{', '.join(cannot)} cannot")
         ref = Reference(path, add)
         print(f"{model}: MB/s per round (add_special_tokens={add})")
-        workers = {t: Worker(t) for t in thread_counts}
-        run, cells = Run(), []
-        background = Background([os.getpid()] + [w.proc.pid for w in workers.values()])
-        try:
-            engines = model_engines(path, kinds, thread_counts, workers, ref, add, adds, run)
-            for corpus in corpora if engines else []:
-                run.corpus = corpus
-                cells += harness.measure(engines, [corpus], rounds=rounds, max_round_docs=round_docs)
-            busy = background.cores()
-        finally:
-            for w in workers.values():
-                w.close()
+        run, merged, busy = Run(), {}, 0.0
+        for rep in range(repeat):
+            if repeat > 1:
+                print(f"  run {rep + 1} of {repeat}: new worker processes, every engine loaded and warmed again")
+            workers = {t: Worker(t) for t in thread_counts}
+            background = Background([os.getpid()] + [w.proc.pid for w in workers.values()])
+            try:
+                engines = model_engines(path, kinds, thread_counts, workers, ref, add, adds, run)
+                for corpus in corpora if engines else []:
+                    run.corpus = corpus
+                    for c in harness.measure(engines, [corpus], rounds=rounds, max_round_docs=round_docs):
+                        m = merged.setdefault((c.engine, c.corpus), harness.Cell(c.engine, c.corpus))
+                        m.rounds += c.rounds
+                        m.verified &= c.verified
+                busy = max(busy, background.cores())
+            finally:
+                for w in workers.values():
+                    w.close()
+        cells = list(merged.values())
         note_busy = (f"other processes kept {busy:.2f} of {os.cpu_count()} cores busy during this "
                      f"model's run" + (" -- the N-thread columns are not trustworthy" if busy > 0.25 else ""))
         print(f"  {note_busy}")
@@ -561,6 +576,9 @@ def main() -> int:
     ap.add_argument("--engines", nargs="*", default=[e for e in ENGINES if e != "tagpipe-wholespan"],
                     choices=ENGINES, help="tagpipe-wholespan: tagpipe with MetaspaceRuns off (not by default)")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="run everything this many times, each with new worker processes, and pool "
+                         "the rounds (a cell's median is then over rounds x repeat fresh rounds)")
     ap.add_argument("--round-docs", type=int, default=60,
                     help="documents per round, at most (default 60, ~600 kB)")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
@@ -579,11 +597,14 @@ def main() -> int:
 
     kinds = [k for k in ENGINES if k in args.engines]
     thread_counts = [1] if args.threads <= 1 else [1, args.threads]
+    if args.repeat < 1:
+        ap.error("--repeat must be at least 1")
     load = load_average()
     print(f"load average before the run: {load} on {os.cpu_count()} cores")
+    print(header(kinds, args.rounds, args.threads, load, args.repeat))
     sections, _, ok = run_models(args.models, args.corpora, kinds, thread_counts, args.rounds,
-                                 args.round_docs, args.special, args.breakdown)
-    body = header(kinds, args.rounds, args.threads, load) + "\n\n" + sections
+                                 args.round_docs, args.special, args.breakdown, args.repeat)
+    body = header(kinds, args.rounds, args.threads, load, args.repeat) + "\n\n" + sections
     if not args.no_write:
         out = harness.write_report(args.out, "Encode throughput: one thread and all cores",
                                    " ".join(["python bench/encode.py"] + sys.argv[1:]), body)
