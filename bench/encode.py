@@ -506,8 +506,8 @@ def load_average() -> str:
 
 def header(kinds, rounds: int, threads: int, load: str, repeat: int = 1) -> str:
     """The line above the model sections: engine versions, rounds, threads, load."""
-    runs = f" in each of {repeat} runs (new worker processes each; a cell is the median of all {rounds * repeat})" \
-        if repeat > 1 else ""
+    runs = (f" in each of {repeat} runs (new worker processes each; a cell is the median of all "
+            f"{rounds * repeat})") if repeat > 1 else ""
     return (f"Engines: {versions(kinds)}; {rounds} rounds{runs}; {threads} threads for the "
             f"all-cores columns.  Load average when the run started: {load} on {os.cpu_count()} "
             f"cores.")
@@ -601,10 +601,11 @@ def main() -> int:
         ap.error("--repeat must be at least 1")
     load = load_average()
     print(f"load average before the run: {load} on {os.cpu_count()} cores")
-    print(header(kinds, args.rounds, args.threads, load, args.repeat))
+    top = header(kinds, args.rounds, args.threads, load, args.repeat)
+    print(top)
     sections, _, ok = run_models(args.models, args.corpora, kinds, thread_counts, args.rounds,
                                  args.round_docs, args.special, args.breakdown, args.repeat)
-    body = header(kinds, args.rounds, args.threads, load, args.repeat) + "\n\n" + sections
+    body = top + "\n\n" + sections
     if not args.no_write:
         out = harness.write_report(args.out, "Encode throughput: one thread and all cores",
                                    " ".join(["python bench/encode.py"] + sys.argv[1:]), body)
