@@ -83,12 +83,13 @@ class Cell:
 
 def measure(engines: Sequence[Engine], corpora: Sequence[str] = CORPORA, *, rounds: int = 5,
             warm_docs: int = 10, doc_size: int = 10_000, max_round_docs: int = 60,
-            log=print) -> list[Cell]:
+            log=print, documents_of: Callable[[str, int], list[str]] = None) -> list[Cell]:
     """Warm every engine on the first `warm_docs` documents of each corpus, then run
-    `rounds` rounds, each on its own fresh slice of documents, engines interleaved."""
+    `rounds` rounds, each on its own fresh slice of documents, engines interleaved.
+    `documents_of(corpus, doc_size)` gives a corpus's documents (default: `documents`)."""
     cells: list[Cell] = []
     for corpus in corpora:
-        docs = documents(corpus, doc_size)
+        docs = (documents_of or documents)(corpus, doc_size)
         per_round = min(max_round_docs, (len(docs) - warm_docs) // rounds)
         if per_round < 1:
             raise ValueError(f"{corpus}: {len(docs)} documents cannot make {rounds} fresh rounds")

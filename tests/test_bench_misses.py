@@ -1,0 +1,54 @@
+"""bench/misses.py, the new-word benchmark: its text holds every word once (none of the
+warm-up's), and a tiny run end to end (worker processes, every id verified, rounds pooled)."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tagpipe
+from conftest import REPO, SHARED, needs_shared
+
+TAGPIPE_ROOT = str(Path(tagpipe.__file__).resolve().parent.parent)  # (see test_bench_encode.py)
+
+
+def run_bench(*argv: str) -> subprocess.CompletedProcess:
+    path = os.pathsep.join(p for p in (TAGPIPE_ROOT, os.environ.get("PYTHONPATH", "")) if p)
+    env = dict(os.environ, PYTHONPATH=path, TAGPIPE_TEST_DATA=str(SHARED), OPENBLAS_NUM_THREADS="1")
+    return subprocess.run([sys.executable, str(REPO / "bench" / "misses.py"), *argv, "--no-write"],
+                          capture_output=True, text=True, env=env, timeout=600)
+
+
+@needs_shared
+def test_every_word_once_and_none_of_the_warm_up(monkeypatch):
+    monkeypatch.setenv("TAGPIPE_TEST_DATA", str(SHARED))
+    monkeypatch.syspath_prepend(str(REPO / "bench"))
+    import misses
+
+    warm, docs, per_byte = misses.new_word_documents("russian")
+    words = [w for d in docs for w in d.split(" ")[1:]]
+    assert len(words) == len(set(words)) > 1000
+    assert not set(words) & {w for d in warm for w in misses.WORD.findall(d)}
+    assert all(misses.WORD.fullmatch(w) for w in words)
+    assert per_byte * sum(len(d.encode()) for d in docs) == pytest.approx(len(words))
+
+
+@needs_shared
+def test_a_pooled_run_verifies_every_id():
+    out = run_bench("--models", "gpt2", "--corpora", "english", "--engines", "tagpipe",
+                    "--rounds", "2", "--repeat", "2")
+    assert out.returncode == 0, out.stderr[-2000:] + out.stdout[-2000:]
+    text = out.stdout
+    assert re.search(r"^\| english \| \d+ \| [\d.]+ \(\d+\) \| n/a \| n/a \| n/a \|$", text, re.M), text
+    line = re.search(r"^- english / tagpipe 1t: (.*)$", text, re.M)
+    assert line and len(line.group(1).split(", ")) == 4, text  # two rounds from each run
+    assert "VERIFY FAILED" not in text and "NOT VERIFIED" not in text
+
+
+@needs_shared
+def test_rounds_must_be_positive():
+    out = run_bench("--rounds", "0")
+    assert out.returncode != 0 and "must be at least 1" in out.stderr
