@@ -96,15 +96,7 @@ def main() -> int:
     parts, ok = [], True
     for model in args.models:
         path = str(harness.shared_dir() / "tokenizers" / model / "tokenizer.json")
-        probe = encode.Reference(path, True).tok
-        adds = probe.encode("Hello world", add_special_tokens=True).ids != \
-            probe.encode("Hello world", add_special_tokens=False).ids
-        # (gigatoken never adds a post-processor's tokens: as in bench/encode.py, a model
-        # whose post-processor adds some is timed with False on every engine)
-        add = not adds
-        note = ("True (the post-processor adds nothing)" if add else
-                "False on every engine (the post-processor adds tokens and gigatoken cannot)")
-        ref = encode.Reference(path, add)
+        ref, add, adds, note = encode.special_for_all(path)
         workers = {1: encode.Worker(1)}
         run, rows = encode.Run(), {}
         try:

@@ -305,6 +305,18 @@ class Run:
         self.threads: dict[int, tuple[int, int]] = {}  # worker -> (threads before loading, most seen)
 
 
+def special_for_all(path: str) -> tuple[Reference, bool, bool, str]:
+    """(the oracle's ids, add_special_tokens, whether the post-processor adds tokens, a note)
+    for a run in which every engine takes the same add_special_tokens: gigatoken never adds
+    a post-processor's tokens, so a model whose post-processor adds some is timed with False."""
+    probe = Reference(path, True).tok
+    adds = probe.encode("Hello world", add_special_tokens=True).ids != \
+        probe.encode("Hello world", add_special_tokens=False).ids
+    note = ("True (the post-processor adds nothing)" if not adds else
+            "False on every engine (the post-processor adds tokens and gigatoken cannot)")
+    return Reference(path, not adds), not adds, adds, note
+
+
 def model_engines(path: str, kinds: list[str], thread_counts: list[int], workers: dict,
                   ref: Reference, special: bool, adds: bool, run: Run) -> list[harness.Engine]:
     """harness.Engines for every (kind, thread count) that loads; the others go to run.status."""

@@ -99,13 +99,7 @@ def main() -> int:
     parts, ok = [], True
     for model in args.models:
         path = str(harness.shared_dir() / "tokenizers" / model / "tokenizer.json")
-        probe = encode.Reference(path, True).tok
-        adds = probe.encode("Hello world", add_special_tokens=True).ids != \
-            probe.encode("Hello world", add_special_tokens=False).ids
-        add = not adds  # (gigatoken cannot add a post-processor's tokens: see bench/ceiling.py)
-        note = ("True (the post-processor adds nothing)" if add else
-                "False on every engine (the post-processor adds tokens and gigatoken cannot)")
-        ref = encode.Reference(path, add)
+        ref, add, adds, note = encode.special_for_all(path)
         rows, run = {}, encode.Run()
         for rep in range(args.repeat):
             workers = {1: encode.Worker(1)}

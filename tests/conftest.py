@@ -7,6 +7,8 @@ checkout.  They run whenever it exists (CI always has it) and skip otherwise.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,6 +31,18 @@ SIMD_KERNELS = [k for k in KERNELS if k != "scalar"]
 ALPHABETS = sorted(tagpipe.alphabets())
 
 needs_shared = pytest.mark.skipif(SHARED is None, reason="TAGPIPE_TEST_DATA / ../shared not found")
+
+
+def run_bench_script(script: str, *argv: str) -> subprocess.CompletedProcess:
+    """bench/<script> with argv and --no-write, in a subprocess that (with its worker
+    processes) imports the tagpipe these tests run against -- the installed package in CI,
+    or a source tree with its built core on PYTHONPATH; never the checkout's own tagpipe/
+    for its own sake (a clean clone has no _core there)."""
+    root = str(Path(tagpipe.__file__).resolve().parent.parent)
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
+    env = dict(os.environ, PYTHONPATH=path, TAGPIPE_TEST_DATA=str(SHARED), OPENBLAS_NUM_THREADS="1")
+    return subprocess.run([sys.executable, str(REPO / "bench" / script), *argv, "--no-write"],
+                          capture_output=True, text=True, env=env, timeout=600)
 
 
 def corpus_ids(paths):

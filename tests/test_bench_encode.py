@@ -2,26 +2,13 @@
 verified), and --repeat pooling the rounds of new worker processes."""
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
-import tagpipe
-from conftest import REPO, SHARED, needs_shared
-
-# The script and its worker processes import the tagpipe these tests run against: the
-# installed package (CI), or a source tree with its built core on PYTHONPATH -- never the
-# checkout's own tagpipe/ for its own sake (a clean clone has no _core there).
-TAGPIPE_ROOT = str(Path(tagpipe.__file__).resolve().parent.parent)
+from conftest import needs_shared, run_bench_script
 
 
-def run_bench(*argv: str) -> subprocess.CompletedProcess:
-    path = os.pathsep.join(p for p in (TAGPIPE_ROOT, os.environ.get("PYTHONPATH", "")) if p)
-    env = dict(os.environ, PYTHONPATH=path, TAGPIPE_TEST_DATA=str(SHARED), OPENBLAS_NUM_THREADS="1")
-    return subprocess.run([sys.executable, str(REPO / "bench" / "encode.py"), *argv, "--no-write"],
-                          capture_output=True, text=True, env=env, timeout=600)
+def run_bench(*argv: str):
+    return run_bench_script("encode.py", *argv)
 
 
 @needs_shared

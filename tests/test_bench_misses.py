@@ -2,24 +2,14 @@
 warm-up's), and a tiny run end to end (worker processes, every id verified, rounds pooled)."""
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-import tagpipe
-from conftest import REPO, SHARED, needs_shared
-
-TAGPIPE_ROOT = str(Path(tagpipe.__file__).resolve().parent.parent)  # (see test_bench_encode.py)
+from conftest import REPO, SHARED, needs_shared, run_bench_script
 
 
-def run_bench(*argv: str) -> subprocess.CompletedProcess:
-    path = os.pathsep.join(p for p in (TAGPIPE_ROOT, os.environ.get("PYTHONPATH", "")) if p)
-    env = dict(os.environ, PYTHONPATH=path, TAGPIPE_TEST_DATA=str(SHARED), OPENBLAS_NUM_THREADS="1")
-    return subprocess.run([sys.executable, str(REPO / "bench" / "misses.py"), *argv, "--no-write"],
-                          capture_output=True, text=True, env=env, timeout=600)
+def run_bench(*argv: str):
+    return run_bench_script("misses.py", *argv)
 
 
 @needs_shared
