@@ -33,16 +33,20 @@ ALPHABETS = sorted(tagpipe.alphabets())
 needs_shared = pytest.mark.skipif(SHARED is None, reason="TAGPIPE_TEST_DATA / ../shared not found")
 
 
-def run_bench_script(script: str, *argv: str) -> subprocess.CompletedProcess:
-    """bench/<script> with argv and --no-write, in a subprocess that (with its worker
-    processes) imports the tagpipe these tests run against -- the installed package in CI,
-    or a source tree with its built core on PYTHONPATH; never the checkout's own tagpipe/
-    for its own sake (a clean clone has no _core there)."""
+def bench_env() -> dict[str, str]:
+    """The environment of a bench/ script run by a test: it (and its worker processes)
+    imports the tagpipe these tests run against -- the installed package in CI, or a source
+    tree with its built core on PYTHONPATH; never the checkout's own tagpipe/ for its own
+    sake (a clean clone has no _core there: run such a process from bench/, not the root)."""
     root = str(Path(tagpipe.__file__).resolve().parent.parent)
     path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
-    env = dict(os.environ, PYTHONPATH=path, TAGPIPE_TEST_DATA=str(SHARED), OPENBLAS_NUM_THREADS="1")
+    return dict(os.environ, PYTHONPATH=path, TAGPIPE_TEST_DATA=str(SHARED), OPENBLAS_NUM_THREADS="1")
+
+
+def run_bench_script(script: str, *argv: str) -> subprocess.CompletedProcess:
+    """bench/<script> with argv and --no-write (see bench_env)."""
     return subprocess.run([sys.executable, str(REPO / "bench" / script), *argv, "--no-write"],
-                          capture_output=True, text=True, env=env, timeout=600)
+                          capture_output=True, text=True, env=bench_env(), cwd=str(REPO / "bench"), timeout=600)
 
 
 def corpus_ids(paths):

@@ -3,13 +3,12 @@ warm-up's), and a tiny run end to end (worker processes, every id verified, roun
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
 
 import pytest
-from conftest import REPO, SHARED, needs_shared, run_bench_script
+from conftest import REPO, bench_env, needs_shared, run_bench_script
 
 
 def run_bench(*argv: str):
@@ -32,9 +31,8 @@ print(json.dumps({"words": len(words), "distinct": len(set(words)),
 
 @needs_shared
 def test_every_word_once_and_none_of_the_warm_up():
-    env = dict(os.environ, TAGPIPE_TEST_DATA=str(SHARED))
     out = subprocess.run([sys.executable, "-c", CHECK, str(REPO / "bench")], capture_output=True, text=True,
-                         env=env, timeout=300)
+                         env=bench_env(), cwd=str(REPO / "bench"), timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     got = json.loads(out.stdout)
     assert got["words"] == got["distinct"] > 1000
