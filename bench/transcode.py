@@ -4,7 +4,7 @@ single thread, GB/s of UTF-8 written.
     python bench/transcode.py [--rounds 5]
 
 The encoder converts each non-ASCII str it is given on the thread that encodes it
-(cpp/transcode/); before, CPython did (PyUnicode_AsUTF8AndSize, with the GIL held).  Each
+(cpp/kernels/transcode/); before, CPython did (PyUnicode_AsUTF8AndSize, with the GIL held).  Each
 kernel is timed natively (tagpipe._core.time_transcode: only the kernel calls, 10 kB
 documents, one reused output buffer); "cpython" is str.encode per document (what
 PyUnicode_AsUTF8AndSize does, plus a bytes object).  Fresh slices, engines interleaved;

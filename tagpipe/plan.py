@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-# Split regex spellings with a native state machine (cpp/fsm/), as they appear in real
+# Split regex spellings with a native state machine (cpp/pretokenize/fsm/), as they appear in real
 # tokenizer.json files.
 KNOWN_PATTERNS: dict[str, str] = {
     # GPT-2 (ByteLevel's own regex)

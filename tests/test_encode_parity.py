@@ -1551,7 +1551,7 @@ def test_lone_surrogate_raises_value_error_naming_it(name):
 @pytest.mark.parametrize("name", ["gpt2", "llama2", "gemma3"])
 def test_every_str_width_encodes_as_its_utf8(name):
     """A str reaches the encoder as its code units -- one, two or four bytes a character
-    (PEP 393) -- and is converted to UTF-8 on the encoding thread (cpp/transcode/): sixteen
+    (PEP 393) -- and is converted to UTF-8 on the encoding thread (cpp/kernels/transcode/): sixteen
     ASCII units a step, else four at a time.  Every width, lengths around those steps, the
     edges of each UTF-8 form, and a lone surrogate at every position of a step and the tail."""
     tok, oracle = tagpipe_outside(name), oracle_for(name)

@@ -1,8 +1,8 @@
 """The split stage's two small kernels, every one of them (the scalar kernel, the
 specification, included) against their definitions:
-  - marks (MetaspaceRuns' block test, cpp/marks/marks.h): a run of the mark starts at k,
+  - marks (MetaspaceRuns' block test, cpp/kernels/marks/marks.h): a run of the mark starts at k,
     the pair t[k-1] t[k] is ASCII and not two letters, t[k-1] is an `after` byte;
-  - find (the added-token splitter's search, cpp/find/find.h): t[k] is in the set."""
+  - find (the added-token splitter's search, cpp/kernels/find/find.h): t[k] is in the set."""
 import pytest
 from hypothesis import given, settings, strategies as st
 

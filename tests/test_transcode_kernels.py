@@ -1,5 +1,5 @@
 """Every transcode kernel (a str's code units -- one, two or four bytes a character -- to
-UTF-8: cpp/transcode/) writes exactly what str.encode writes -- the scalar kernel, the
+UTF-8: cpp/kernels/transcode/) writes exactly what str.encode writes -- the scalar kernel, the
 specification, included -- and refuses a lone surrogate as str.encode does."""
 import random
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "classify/alphabet.h"
+#include "kernels/classify/alphabet.h"
 #include "dispatch/kernels.h"
 #include "alphabet_unicode.h"
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "find/find.h"
+#include "kernels/find/find.h"
 
 namespace tagpipe::added {
 

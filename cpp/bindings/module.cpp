@@ -13,13 +13,13 @@
 #include <stdexcept>
 #include <string>
 
-#include "classify/classify.h"
+#include "kernels/classify/classify.h"
 #include "dispatch/kernels.h"
 #include "encode/encoder.h"
 #include "model/unigram.h"
 #include "model/wordpiece.h"
 #include "normalize/chars.h"
-#include "pretok/pipeline.h"
+#include "pretokenize/pipeline.h"
 
 namespace py = pybind11;
 using namespace tagpipe;

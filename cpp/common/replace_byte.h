@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "dispatch/kernels.h"
-#include "replace/replace.h"
+#include "kernels/replace/replace.h"
 
 namespace tagpipe {
 

@@ -6,13 +6,13 @@
 #include <string_view>
 #include <vector>
 
-#include "boundaries/boundaries.h"
-#include "classify/classify.h"
-#include "find/find.h"
-#include "marks/marks.h"
-#include "replace/replace.h"
-#include "transcode/transcode.h"
-#include "window/window.h"
+#include "kernels/boundaries/boundaries.h"
+#include "kernels/classify/classify.h"
+#include "kernels/find/find.h"
+#include "kernels/marks/marks.h"
+#include "kernels/replace/replace.h"
+#include "kernels/transcode/transcode.h"
+#include "kernels/window/window.h"
 
 namespace tagpipe::kernels {
 

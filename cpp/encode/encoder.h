@@ -21,8 +21,8 @@
 #include "model/piece_model.h"
 #include "model/word_cache.h"
 #include "normalize/normalize.h"
-#include "pretok/pipeline.h"
-#include "transcode/transcode.h"
+#include "pretokenize/pipeline.h"
+#include "kernels/transcode/transcode.h"
 
 namespace tagpipe {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "pretok/bytelevel.h"
+#include "pretokenize/bytelevel.h"
 
 namespace tagpipe {
 namespace {

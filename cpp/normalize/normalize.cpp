@@ -4,7 +4,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "classify/classify.h"
+#include "kernels/classify/classify.h"
 #include "common/replace_byte.h"
 #include "dispatch/kernels.h"
 

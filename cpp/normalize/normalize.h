@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "normalize/precompiled.h"
-#include "pretok/text.h"
+#include "pretokenize/text.h"
 
 namespace tagpipe::normalize {
 

@@ -18,19 +18,19 @@
 #include <string>
 #include <vector>
 
-#include "boundaries/boundaries.h"
-#include "classify/classify.h"
+#include "kernels/boundaries/boundaries.h"
+#include "kernels/classify/classify.h"
 #include "dispatch/kernels.h"
-#include "fsm/patterns.h"
-#include "fsm/runs.h"
+#include "pretokenize/fsm/patterns.h"
+#include "pretokenize/fsm/runs.h"
 #include "model/bridge_cuts.h"
 #include "model/cjk_ids.h"
 #include "model/merge_table.h"
 #include "model/word_cache.h"
-#include "pretok/fold.h"
-#include "replace/replace.h"
-#include "transcode/transcode.h"
-#include "window/window.h"
+#include "pretokenize/fold.h"
+#include "kernels/replace/replace.h"
+#include "kernels/transcode/transcode.h"
+#include "kernels/window/window.h"
 
 using namespace tagpipe;
 

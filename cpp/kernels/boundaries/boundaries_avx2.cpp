@@ -1,0 +1,13 @@
+// The avx2 boundaries kernel: the generic algorithm over simd/avx2.h, in a avx2 target region.
+#include "common/target.h"
+
+#if TAGPIPE_X86_64
+#include "kernels/boundaries/boundaries.h"
+
+TAGPIPE_TARGET_REGION_BEGIN(TAGPIPE_TARGET_AVX2)
+#include "simd/avx2.h"
+#define TAGPIPE_ARCH avx2
+#include "kernels/boundaries/boundaries_generic.h"
+#undef TAGPIPE_ARCH
+TAGPIPE_TARGET_REGION_END
+#endif

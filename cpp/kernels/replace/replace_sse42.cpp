@@ -1,0 +1,14 @@
+// The sse42 replace kernel (the avx2 and avx512 kernels use it too): the generic algorithm
+// over simd/sse42.h, in a sse42 target region.
+#include "common/target.h"
+
+#if TAGPIPE_X86_64
+#include "kernels/replace/replace.h"
+
+TAGPIPE_TARGET_REGION_BEGIN(TAGPIPE_TARGET_SSE42)
+#include "simd/sse42.h"
+#define TAGPIPE_ARCH sse42
+#include "kernels/replace/replace_generic.h"
+#undef TAGPIPE_ARCH
+TAGPIPE_TARGET_REGION_END
+#endif
