@@ -594,7 +594,7 @@ def _run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="tagpipe-bench-") as tmp:
         if args.model == "bundled":
             path = str(Path(tmp) / "tokenizer.json")
-            Path(path).write_text(tok._json, encoding="utf-8")
+            Path(path).write_text(tok.to_str(), encoding="utf-8")
         else:
             path = Path(args.model)
             path = str((path / "tokenizer.json" if path.is_dir() else path).resolve())

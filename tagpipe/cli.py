@@ -122,7 +122,7 @@ def demo(args: argparse.Namespace) -> int:
     except ImportError:
         print("  (install tokenizers to check these ids against it: pip install \"tagpipe[test]\")")
     else:
-        oracle = tokenizers.Tokenizer.from_str(tok._json)
+        oracle = tokenizers.Tokenizer.from_str(tok.to_str())
         check = docs[:: max(1, len(docs) // 40)]
         t0 = time.perf_counter()
         want = [e.ids for e in oracle.encode_batch(check)]

@@ -8,7 +8,6 @@ whatever the corpus size.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import queue
 import signal
@@ -135,7 +134,7 @@ def encode_files(tok: "tagpipe.Tokenizer", inputs: Sequence[str], out: str, opts
     for path in inputs:
         if path != "-" and not os.path.isfile(path):
             raise corpus.InputError(f"{path}: no such file")
-    sha = hashlib.sha256(tok._json.encode("utf-8")).hexdigest()
+    sha = tok.sha256
     meta = {"tokenizer": model, "tokenizer_sha256": sha, "add_special_tokens": opts.add_special_tokens,
             "inputs": list(inputs), "kind": opts.kind, "split": opts.split, "separator": opts.separator,
             "field": opts.field, "column": opts.column, "errors": opts.errors,

@@ -16,6 +16,8 @@ the native encoder is built from: tagpipe.build.
 """
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
@@ -80,6 +82,16 @@ class Tokenizer:
         """Pickles as its tokenizer.json and options (small, rebuilt natively where unpickled:
         worker processes of datasets, Ray or Spark get the same ids)."""
         return (_unpickle, (1, self._json, dict(self._options)))
+
+    def to_str(self) -> str:
+        """The tokenizer.json text this tokenizer was built from."""
+        return self._json
+
+    @functools.cached_property
+    def sha256(self) -> str:
+        """The sha256 (hex) of `to_str()`'s UTF-8: the name of this tokenizer in manifests,
+        provenance records and worker checks."""
+        return hashlib.sha256(self._json.encode("utf-8")).hexdigest()
 
     # -- loading --
     @classmethod
@@ -189,7 +201,7 @@ class Tokenizer:
         or a pyarrow StringArray / LargeStringArray / ChunkedArray -- Arrow columns are read
         from their buffers, with no Python str per row.  A null Arrow row raises ValueError
         naming it, unless ``nulls="null"``: then it has no ids (see `encode_arrow`)."""
-        from tagpipe.integrations._columns import ArrowText, text_column
+        from tagpipe.columns import ArrowText, text_column
 
         column = text_column(texts, nulls)
         if isinstance(column, ArrowText):
@@ -283,7 +295,7 @@ class Tokenizer:
         ``nulls="null"`` a null text gives a null row."""
         import pyarrow as pa
 
-        from tagpipe.integrations._columns import ArrowText, text_column
+        from tagpipe.columns import ArrowText, text_column
 
         column = text_column(texts, nulls)
         ids, offsets = (self._encode_arrow_text(column, add_special_tokens, num_threads)

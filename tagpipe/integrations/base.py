@@ -65,7 +65,7 @@ def default_threads() -> int:
 def tokenizer_sha256(tok: Any) -> str:
     """The sha256 of the tokenizer.json text a Tokenizer was built from (UTF-8): the same
     value `tagpipe encode` writes in its manifest."""
-    return hashlib.sha256(tok._json.encode("utf-8")).hexdigest()
+    return tok.sha256
 
 
 def provenance(tok: Any, add_special_tokens: bool = True) -> dict[str, Any]:
@@ -145,7 +145,7 @@ class ColumnEncoder:
         import tagpipe
 
         tok = self.tokenizer
-        return (_rebuild, (type(self), PICKLE_FORMAT, tok._json, tokenizer_sha256(tok), dict(tok._options),
+        return (_rebuild, (type(self), PICKLE_FORMAT, tok.to_str(), tokenizer_sha256(tok), dict(tok._options),
                            dict(self._settings), tagpipe.__version__))
 
     def provenance(self) -> dict[str, Any]:

@@ -34,7 +34,7 @@ class _SparkEncoder(ColumnEncoder):
     def _column(self, texts: Any) -> Any:
         import pyarrow as pa
 
-        from tagpipe.integrations._columns import ArrowText, text_column
+        from tagpipe.columns import ArrowText, text_column
 
         column = text_column(texts, self.nulls)
         ids, offsets = self.encode_flat(column)
