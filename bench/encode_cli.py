@@ -71,7 +71,7 @@ def spot_check(model: str, inputs: list[str], out: Path, split: str, n: int = 30
     """Compare n random documents of the output with the oracle's ids for the same text."""
     import tokenizers
 
-    from tagpipe import corpus, tokenfile
+    from tagpipe.cli import corpus, tokenfile
 
     ids, idx, _ = tokenfile.read(str(out))
     rng = random.Random(1)

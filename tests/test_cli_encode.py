@@ -19,7 +19,8 @@ import tokenizers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tagpipe import cli, corpus, tokenfile
+from tagpipe import cli
+from tagpipe.cli import corpus, tokenfile
 
 from support.data import CORPORA, SHARED, corpus_ids, needs_shared
 
