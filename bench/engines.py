@@ -1,6 +1,6 @@
 """Corpus throughput through the data engines vs plain encode_batch, on the same machine and data.
 
-    python bench/engines.py [--model PATH|bundled] [--slice-mb 2] [--rounds 3]
+    python -m bench.engines [--model PATH|bundled] [--slice-mb 2] [--rounds 3]
                             [--engines plain-1t plain-nt arrow-nt datasets ray spark-arrow spark-pandas]
                             [--workers N] [--out NAME] [--no-write]
 
@@ -45,8 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import harness  # noqa: E402
+from bench import harness
 
 ALL = ["plain-1t", "plain-nt", "arrow-nt", "datasets", "ray", "spark-arrow", "spark-pandas"]
 
@@ -108,12 +107,14 @@ class Paths:
 
     def setup_arrow_nt(self):
         pa, tok = self.pa, self._own()
-        self.run["arrow-nt"] = (lambda docs: pa.array(docs), lambda arr: tok.encode_arrow(arr, num_threads=self.workers),
+        self.run["arrow-nt"] = (lambda docs: pa.array(docs),
+                                lambda arr: tok.encode_arrow(arr, num_threads=self.workers),
                                 lambda out: (out.values.to_numpy(), out.offsets.to_numpy().astype(np.int64)))
 
     # datasets
     def setup_datasets(self):
         import datasets
+
         import tagpipe
 
         datasets.disable_progress_bars()
@@ -135,6 +136,7 @@ class Paths:
     # ray
     def setup_ray(self):
         import ray
+
         import tagpipe
 
         t0 = time.perf_counter()
@@ -205,8 +207,8 @@ class Paths:
         self.tmp.cleanup()
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def arguments(argv) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog="python -m bench.engines", description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="bundled", help="a tokenizer.json, or 'bundled' (GPT-2)")
     ap.add_argument("--slice-mb", type=float, default=2.0)
     ap.add_argument("--rounds", type=int, default=3)
@@ -215,8 +217,11 @@ def main(argv=None) -> int:
                     help="engine worker processes and plain-nt threads (default: every core)")
     ap.add_argument("--out", default="engines", help="the report's name in bench/results (default: engines)")
     ap.add_argument("--no-write", action="store_true")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
 
+
+def main(argv=None) -> int:
+    args = arguments(argv)
     import tagpipe
     from tagpipe import cli
 
@@ -283,8 +288,8 @@ def main(argv=None) -> int:
     body = "\n".join(lines)
     print(body)
     if not args.no_write:
-        cmd = "python bench/engines.py " + " ".join(argv if argv is not None else sys.argv[1:])
-        print(harness.write_report(args.out, "Corpus throughput through the data engines", cmd.strip(), body))
+        print(harness.write_report(args.out, "Corpus throughput through the data engines",
+                                   harness.command("engines", argv), body))
     return 1 if errors else 0
 
 

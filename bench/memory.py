@@ -15,8 +15,8 @@ about 4 MiB of text, and their buffers hold one round's ids, which then join the
 the bound allows a round the worst case of one id per byte, in buffers grown by doubling)
 plus one chunk of input.
 
-    python bench/memory.py                          # gpt2, 1 GB, default budget (128 MiB)
-    python bench/memory.py --tokenizer llama3 --gigabytes 0.25 --cache-bytes 33554432
+    python -m bench.memory                          # gpt2, 1 GB, default budget (128 MiB)
+    python -m bench.memory --tokenizer llama3 --gigabytes 0.25 --cache-bytes 33554432
 """
 from __future__ import annotations
 
@@ -28,9 +28,10 @@ from pathlib import Path
 import numpy as np
 import tokenizers
 
-import harness  # bench/harness.py, beside this script
-import tagpipe  # as installed (or PYTHONPATH for an in-place build)
+import tagpipe
 from tagpipe.tokenizer import DEFAULT_CACHE_BYTES, ENV_CACHE
+
+from bench import harness
 
 MiB = 1 << 20
 ROUND_BYTES = 4 * MiB  # Encoder::kRoundBytes (cpp/encode/encoder.h)
@@ -66,17 +67,18 @@ def chunk(rng: np.random.Generator, nbytes: int, doc_bytes: int) -> list[str]:
     return parts
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m bench.memory", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tokenizer", default="gpt2")
     ap.add_argument("--gigabytes", type=float, default=1.0)
     ap.add_argument("--chunk-mb", type=int, default=32)
     ap.add_argument("--doc-bytes", type=int, default=4096)
     ap.add_argument("--cache-bytes", type=int, default=None, help=f"default: {ENV_CACHE} or {DEFAULT_CACHE_BYTES}")
     ap.add_argument("--threads", type=int, default=None)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
-    path = harness.shared_dir() / "tokenizers" / args.tokenizer / "tokenizer.json"
+    path = harness.tokenizer_path(args.tokenizer)
     tok = tagpipe.Tokenizer.from_file(path, cache_bytes=args.cache_bytes)
     rng = np.random.default_rng(1)
     chunk_bytes = args.chunk_mb * MiB

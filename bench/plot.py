@@ -12,10 +12,11 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-import harness
+from bench import harness
 
 COLORS = {"tagpipe": "#1f77b4", "tagpipe-wholespan": "#9ecae1", "tokenizers": "#7f7f7f",
-          "gigatoken": "#2ca02c", "fastokens": "#ff7f0e", "tiktoken": "#9467bd"}
+          "gigatoken": "#2ca02c", "fastokens": "#ff7f0e", "snaptokens": "#ffbb78", "splintr": "#d62728",
+          "tuetoken": "#8c564b", "toktok": "#e377c2", "nanotoken": "#bcbd22", "tiktoken": "#9467bd"}
 
 
 def machine_summary() -> str:

@@ -14,8 +14,8 @@ from tagpipe.hub import from_pretrained
 from tagpipe.integrations import datasets_encode, datasets_encoder, ray_encoder, spark_encode, spark_udf
 from tagpipe.pretokenizer import PreTokenized, PreTokenizer
 from tagpipe.tokenizer import Tokenizer
+from tagpipe._version import __version__ as __version__
 
-__version__ = "0.1.0"
 __all__ = ["accelerate", "Alphabet", "Classified", "DelegationError", "KernelInfo", "PreTokenized", "PreTokenizer",
            "Tokenizer", "alphabets", "classify", "datasets_encode",
            "datasets_encoder", "delegation_disabled", "from_pretrained", "kernels", "ray_encoder", "set_kernel",

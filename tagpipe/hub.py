@@ -14,6 +14,9 @@ import os
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from tagpipe.sentencepiece import to_tokenizer_json
+from tagpipe.tokenizer import Tokenizer
+
 TOKENIZER_FILE = "tokenizer.json"
 SENTENCEPIECE_FILE = "tokenizer.model"
 
@@ -53,10 +56,8 @@ def _sentencepiece_options(config: Optional[Union[str, Path]]) -> dict[str, bool
     return out
 
 
-def _from_sentencepiece(path: Union[str, Path], config: Optional[Union[str, Path]] = None, **kw: Any):
-    from tagpipe.sentencepiece import to_tokenizer_json
-    from tagpipe.tokenizer import Tokenizer
-
+def _from_sentencepiece(path: Union[str, Path], config: Optional[Union[str, Path]] = None,
+                        **kw: Any) -> Tokenizer:
     options = _sentencepiece_options(config if config is not None else Path(path).parent / CONFIG_FILE)
     return Tokenizer.from_str(to_tokenizer_json(Path(path).read_bytes(), **options), **kw)
 
@@ -70,9 +71,7 @@ def _hub_config(name: str, get: dict) -> Optional[str]:
         return None
 
 
-def _local(path: Path, **kw: Any):
-    from tagpipe.tokenizer import Tokenizer
-
+def _local(path: Path, **kw: Any) -> Tokenizer:
     if path.is_file():
         if path.suffix == ".model":
             return _from_sentencepiece(path, **kw)
@@ -86,7 +85,7 @@ def _local(path: Path, **kw: Any):
 
 def from_pretrained(name_or_path: Union[str, os.PathLike], *, revision: Optional[str] = None,
                     token: Optional[Union[str, bool]] = None, cache_dir: Optional[Union[str, os.PathLike]] = None,
-                    local_files_only: bool = False, **kw: Any):
+                    local_files_only: bool = False, **kw: Any) -> Tokenizer:
     """A :class:`tagpipe.Tokenizer` from a ``tokenizer.json`` path, a SentencePiece
     ``tokenizer.model`` path, a directory holding either, or a Hugging Face Hub repo id
     (``"gpt2"``, ``"meta-llama/Llama-2-7b"``) at `revision` (a branch, tag or commit).  A
@@ -131,6 +130,4 @@ def from_pretrained(name_or_path: Union[str, os.PathLike], *, revision: Optional
         except Exception:  # noqa: BLE001 - no SentencePiece model either
             raise HubError(f"{name} has no {TOKENIZER_FILE} or {SENTENCEPIECE_FILE} (not a tokenizer repo?)") from None
         return _from_sentencepiece(model, _hub_config(name, get) or "", **kw)
-    from tagpipe.tokenizer import Tokenizer
-
     return Tokenizer.from_file(file, **kw)

@@ -140,7 +140,8 @@ def _check(m: Model) -> None:
     problems = []
     if t.get("model_type", UNIGRAM) != BPE:
         kind = {UNIGRAM: "Unigram", 3: "word", 4: "char"}.get(t.get("model_type", UNIGRAM), "unknown")
-        problems.append(f"trainer_spec.model_type is {kind} (only BPE models convert: use the model's tokenizer.json, which runs natively)")
+        problems.append(f"trainer_spec.model_type is {kind} (only BPE models convert: use the model's "
+                        "tokenizer.json, which runs natively)")
     if n.get("name", "identity") != "identity" or n.get("precompiled_charsmap"):
         problems.append(f"normalizer_spec.name is {n.get('name')!r} (a precompiled normalization map)")
     if n.get("remove_extra_whitespaces", 1):

@@ -228,7 +228,7 @@ class Tokenizer:
         """None: every core -- or 1 inside a data engine's worker process (Spark, Ray, a
         process pool such as datasets' num_proc), where the engine already uses every core."""
         if num_threads is None:
-            from tagpipe.integrations.base import default_threads
+            from tagpipe._threads import default_threads
 
             return default_threads()
         threads = int(num_threads)

@@ -10,7 +10,7 @@ import pytest
 
 import tagpipe
 
-from conftest import CORPORA, SHARED, needs_shared
+from support.data import CORPORA, SHARED, needs_shared
 
 transformers = pytest.importorskip("transformers")
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import tagpipe
 from tagpipe.pretokenizer import BYTE_CHARS
-from test_encode_parity import HYPOTHESIS, Report, _with_merged, bpe_json, bytelevel, run_and_compare
+from support.parity import HYPOTHESIS, Report, _with_merged, bpe_json, bytelevel, run_and_compare
 
 _TO_CHAR = dict(zip(range(256), BYTE_CHARS))
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tagpipe
-from conftest import ALPHABETS, CORPORA, SIMD_KERNELS, corpus_ids, needs_shared
+from support.data import ALPHABETS, CORPORA, SIMD_KERNELS, corpus_ids, needs_shared
 
 pytestmark = pytest.mark.skipif(not SIMD_KERNELS, reason="only the scalar kernel runs here")
 

@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,9 +19,10 @@ import tokenizers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tagpipe import cli, corpus, tokenfile
+from tagpipe import cli
+from tagpipe.cli import corpus, tokenfile
 
-from conftest import CORPORA, SHARED, corpus_ids, needs_shared
+from support.data import CORPORA, SHARED, corpus_ids, needs_shared
 
 GPT2 = cli.bundled_tokenizer_json()
 
@@ -227,7 +227,8 @@ def _big_input(tmp_path, megabytes=40, unique=False):
 
 
 def _cmd(*argv):
-    return [sys.executable, "-c", "import sys; from tagpipe.cli import main; sys.exit(main())", "encode", *map(str, argv)]
+    return [sys.executable, "-c", "import sys; from tagpipe.cli import main; sys.exit(main())", "encode",
+            *map(str, argv)]
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])

@@ -1,17 +1,14 @@
 """Replays the fuzz corpus (fuzz/corpus: inputs the differential fuzzer found interesting,
 and every input that once failed) through the fuzz harness: tagpipe and the oracle must agree
-on every one.  fuzz/run.sh adds to the corpus; see fuzz/harness.py for what one input means."""
+on every one.  fuzz/run.sh adds to the corpus; see fuzz/differential.py for what one input means."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, needs_shared
-
-sys.path.insert(0, str(REPO / "fuzz"))
-import harness  # noqa: E402
+from fuzz import differential as harness
+from support.data import REPO, needs_shared
 
 CORPUS = sorted((REPO / "fuzz" / "corpus").iterdir())
 

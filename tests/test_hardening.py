@@ -13,7 +13,7 @@ import tokenizers
 import tagpipe
 from tagpipe import cli
 
-from conftest import SHARED
+from support.data import SHARED
 
 TIMEOUT = 180  # seconds for every thread of one test together
 SHARED_NAMES = ["gpt2", "llama2", "llama3", "gpt-4o", "qwen3", "deepseek-v3", "mistral-7b-v0.1"]

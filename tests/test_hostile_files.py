@@ -19,7 +19,8 @@ import tagpipe
 from tagpipe import cli
 from tagpipe.spec import TokenizerJsonError
 
-import test_malformed as malformed
+from support import malformed
+from support.hostile import merges_file
 
 BASE = json.loads(cli.bundled_tokenizer_json())
 TEXTS = ["Hello the world !", " the the  the", "ab abbbbbbbbbbbbbbbbbbbb aab", "xyxyxyxyxyxyxyxyyx yxxy", "東京 naïve 12345", "", "<x><x>a<x>"]
@@ -134,31 +135,6 @@ def test_huge_added_token_list():
                                       "normalized": i % 2 == 0, "special": i % 4 == 0})
     texts = TEXTS + ["<t1><t2> tok3x <t99999>tok99999x <t100000> <t5", " tok0x  <t6>  "]
     assert check_like_the_oracle(edit(change), None, texts) is not None
-
-
-def merges_file(n_merges: int) -> str:
-    """A valid BPE file with n_merges merges: every string over 16 letters up to the length
-    needed is a token, and each is its prefix merged with its last letter."""
-    letters = "abcdefghijklmnop"
-    vocab = {c: i for i, c in enumerate(letters)}
-    merges = []
-    level = list(letters)
-    while len(merges) < n_merges:
-        nxt = []
-        for s in level:
-            for c in letters:
-                if len(merges) == n_merges:
-                    break
-                vocab[s + c] = len(vocab)
-                merges.append([s, c])
-                nxt.append(s + c)
-        level = nxt
-    return json.dumps({"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
-                       "normalizer": None, "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None,
-                       "decoder": None, "model": {"type": "BPE", "dropout": None, "unk_token": None,
-                                                  "continuing_subword_prefix": None, "end_of_word_suffix": None,
-                                                  "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
-                                                  "vocab": vocab, "merges": merges}})
 
 
 @pytest.mark.parametrize("n_merges", [300_000, pytest.param(10_000_000, marks=pytest.mark.skipif(

@@ -19,7 +19,7 @@ from tagpipe.hub import HubError
 hf = pytest.importorskip("huggingface_hub")
 from huggingface_hub import errors as hf_errors  # noqa: E402
 
-from conftest import SHARED  # noqa: E402
+from support.data import SHARED  # noqa: E402
 
 GPT2 = cli.bundled_tokenizer_json()
 COMMIT_1, COMMIT_2 = "1" * 40, "2" * 40
@@ -69,7 +69,8 @@ def test_offline_cache_by_repo_id_and_revision(tmp_path):
         "t = 'Hello world, 東京 <|endoftext|>'\n"
         "for rev, commit in [(None, '1'), ('v2', '2'), ('2' * 40, '2')]:\n"
         "    tok = tagpipe.from_pretrained('acme/tok', revision=rev)\n"
-        f"    ref = tokenizers.Tokenizer.from_file(r'{cache}/models--acme--tok/snapshots/' + commit * 40 + '/tokenizer.json')\n"
+        f"    ref = tokenizers.Tokenizer.from_file(r'{cache}/models--acme--tok/snapshots/' + commit * 40\n"
+        f"                                         + '/tokenizer.json')\n"
         "    assert tok.encode(t) == ref.encode(t).ids, rev\n"
         "    print(rev, tok.vocab_size)\n")
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_HUB_CACHE=str(cache), HF_HOME=str(tmp_path / "home"))

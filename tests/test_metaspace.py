@@ -17,7 +17,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import tagpipe
-from conftest import CORPORA, SHARED, corpus_ids, needs_shared
+from support.data import CORPORA, SHARED, corpus_ids, needs_shared
 
 MARK = "▁"
 PREPEND_REPLACE = {"type": "Sequence", "normalizers": [

@@ -25,10 +25,10 @@ import tokenizers
 from hypothesis import given
 from hypothesis import strategies as st
 
-import strategies as S
+from support import strategies as S
 import tagpipe
-from conftest import CORPORA, SHARED, corpus_ids, needs_shared
-from test_encode_parity import HYPOTHESIS, Report, corpus_docs, run_and_compare
+from support.data import CORPORA, SHARED, corpus_ids, needs_shared
+from support.parity import HYPOTHESIS, Report, corpus_docs, run_and_compare
 
 FAMILIES = ["all-minilm-l6-v2", "bert-wiki", "t5-small", "marian-ortx-nmt", "rwkv-midi-wordlevel"]
 MODEL_TYPE = {"all-minilm-l6-v2": "WordPiece", "bert-wiki": "WordPiece", "t5-small": "Unigram",

@@ -9,7 +9,7 @@ Every native normalizer is compared with ``tokenizers.normalizers.X(...).normali
   ' ');
 * the corpora, line by line and in ~64 kB blocks, for the fixtures' own normalizers
   (all-minilm-l6-v2, bert-wiki, t5-small, marian-ortx-nmt, rwkv-midi-wordlevel);
-* hypothesis text (tests/strategies.py) and hand-picked edge cases;
+* hypothesis text (tests/support/strategies.py) and hand-picked edge cases;
 * through whole tokenizers: a small BPE file with the normalizer in front of Metaspace
   (prepend_scheme "first", whose decision reads the origins the normalizer keeps).
 
@@ -28,9 +28,9 @@ import tokenizers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import strategies as S
+from support import strategies as S
 import tagpipe
-from conftest import CORPORA, SHARED, corpus_ids, needs_shared
+from support.data import CORPORA, SHARED, corpus_ids, needs_shared
 from tagpipe import _core
 from tagpipe.plan import Plan
 from tagpipe.build import plan_normalizer

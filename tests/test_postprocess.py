@@ -19,7 +19,7 @@ import tokenizers
 import tagpipe
 from tagpipe.pretokenizer import BYTE_CHARS
 
-from conftest import SHARED, needs_shared
+from support.data import SHARED, needs_shared
 
 TEXTS = ["", "a", "Hello world", "one two three four five six seven eight nine ten eleven",
          "x" * 40, " ".join(str(i) for i in range(60)), "unicode: ünïcode 中文 ▁test"]

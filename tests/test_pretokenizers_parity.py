@@ -22,9 +22,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import strategies as S
-from conftest import CORPORA, SHARED, corpus_ids, needs_shared
-from strategies import oracle_pre_tokenize, oracle_pre_tokenizer
+from support import strategies as S
+from support.data import CORPORA, SHARED, corpus_ids, needs_shared
+from support.strategies import oracle_pre_tokenize, oracle_pre_tokenizer
 
 # ---------------------------------------------------------------------------------------
 # Budgets (oracle cost is ~1-4 us per short string; tagpipe should be faster)

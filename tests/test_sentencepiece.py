@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import tagpipe
 from tagpipe import sentencepiece as tsp
 
-from conftest import CORPORA, SHARED, corpus_ids, needs_shared
+from support.data import CORPORA, SHARED, corpus_ids, needs_shared
 
 spm = pytest.importorskip("sentencepiece")
 

@@ -6,7 +6,7 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import CORPORA, KERNELS, corpus_ids, needs_shared
+from support.data import CORPORA, KERNELS, corpus_ids, needs_shared
 from tagpipe import _core
 
 # Characters at the edges of each UTF-8 form, and each width a str can have: ASCII,

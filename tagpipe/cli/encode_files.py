@@ -1,9 +1,9 @@
 """Encode corpus files into a token file: the engine of `tagpipe encode`.
 
-A reader thread cuts the inputs into documents (tagpipe.corpus) and hands batches of about
+A reader thread cuts the inputs into documents (tagpipe.cli.corpus) and hands batches of about
 ``batch_bytes`` through a queue of two; the calling thread encodes each batch on every core
 (``encode_batch_flat`` releases the GIL, so reading the next batch overlaps it) and appends
-ids and offsets to the output (tagpipe.tokenfile).  Memory stays bounded by a few batches
+ids and offsets to the output (tagpipe.cli.tokenfile).  Memory stays bounded by a few batches
 whatever the corpus size.
 """
 from __future__ import annotations
@@ -17,8 +17,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional, Sequence, TextIO
 
-import tagpipe
-from tagpipe import corpus, tokenfile
+from tagpipe._version import __version__
+from tagpipe.cli import corpus, tokenfile
+from tagpipe.tokenizer import Tokenizer
 
 
 @dataclass
@@ -29,7 +30,7 @@ class Options:
     field: str = "text"           # jsonl
     column: str = "text"          # parquet
     errors: str = "strict"        # invalid UTF-8: strict, replace or skip
-    fmt: str = "bin"              # bin or npy (tagpipe.tokenfile)
+    fmt: str = "bin"              # bin or npy (tagpipe.cli.tokenfile)
     add_special_tokens: bool = True
     threads: Optional[int] = None  # native threads (default: every core)
     batch_bytes: int = 8 << 20
@@ -126,10 +127,10 @@ def _peak_rss_mb() -> float:
         return 0.0
 
 
-def encode_files(tok: "tagpipe.Tokenizer", inputs: Sequence[str], out: str, opts: Optional[Options] = None,
+def encode_files(tok: Tokenizer, inputs: Sequence[str], out: str, opts: Optional[Options] = None,
                  *, progress: Optional[Progress] = None, model: str = "") -> Result:
     """Encode `inputs` (paths; "-" is standard input) into the token file `out`
-    (tagpipe.tokenfile).  The output appears only when complete."""
+    (tagpipe.cli.tokenfile).  The output appears only when complete."""
     opts = opts or Options()
     for path in inputs:
         if path != "-" and not os.path.isfile(path):
@@ -138,7 +139,7 @@ def encode_files(tok: "tagpipe.Tokenizer", inputs: Sequence[str], out: str, opts
     meta = {"tokenizer": model, "tokenizer_sha256": sha, "add_special_tokens": opts.add_special_tokens,
             "inputs": list(inputs), "kind": opts.kind, "split": opts.split, "separator": opts.separator,
             "field": opts.field, "column": opts.column, "errors": opts.errors,
-            "tagpipe": tagpipe.__version__}
+            "tagpipe": __version__}
     writer = tokenfile.Writer(out, opts.fmt, tok.vocab_size, meta)
     stats = corpus.Stats()
     q: "queue.Queue" = queue.Queue(maxsize=2)

@@ -28,7 +28,7 @@ from typing import Iterable, NamedTuple, Sequence
 
 from hypothesis import strategies as st
 
-from conftest import CORPORA
+from .data import CORPORA
 
 # ---------------------------------------------------------------------------------------
 # The oracle
@@ -104,9 +104,9 @@ DEVANAGARI = "अआइईउऊएऐओऔकखगघचछजझटठडढ
 DEVANAGARI_MARKS = "\u093e\u093f\u0940\u0941\u0947\u094b\u094d\u0902\u0903\u093c"
 THAI = "กขคงจฉชซญดตถทธนบปผพฟภมยรลวศษสหอฮะาำเแโใไๆฯ"
 THAI_MARKS = "\u0e31\u0e34\u0e35\u0e36\u0e37\u0e38\u0e39\u0e47\u0e48\u0e49\u0e4a\u0e4b\u0e4c"
-CJK = "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事" + "々〆〇𠀀𠀁𪚥𫝀"
-HIRAGANA = "あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわをんがぎぐげござじずぜぞだぢづでどばびぶべぼぱぴぷぺぽぁぃぅぇぉっゃゅょゝゞ"
-KATAKANA = "アイウエオカキクケコサシスセソタチツテトナニヌネノハヒフヘホマミムメモヤユヨラリルレロワヲンガギグゲゴヴァィゥェォッャュョヵヶー・ヽヾｱｲｳｰﾞﾟ"
+CJK = "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事" + "々〆〇𠀀𠀁𪚥𫝀"  # noqa: E501 (wide characters)
+HIRAGANA = "あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわをんがぎぐげござじずぜぞだぢづでどばびぶべぼぱぴぷぺぽぁぃぅぇぉっゃゅょゝゞ"  # noqa: E501 (wide characters)
+KATAKANA = "アイウエオカキクケコサシスセソタチツテトナニヌネノハヒフヘホマミムメモヤユヨラリルレロワヲンガギグゲゴヴァィゥェォッャュョヵヶー・ヽヾｱｲｳｰﾞﾟ"  # noqa: E501 (wide characters)
 HANGUL = "한국어가나다라마바사아자차카타파하읽었습니다똠방각하" + "ㄱㄴㄷㅏㅑ" + "\u1100\u1161\u11a8\u1112\u1175"
 SUPPLEMENTARY_LETTERS = "𐌰𐌱𐌲𐐀𐐨𐒰𐓘𞤀𞤢𝐀𝑎𝔸𝕏𓀀𒀀𐀀𗀀𖿠"
 # Code points new in Unicode 14-17: the components of the oracle see them differently.
@@ -250,7 +250,8 @@ def joiners() -> st.SearchStrategy[str]:
 
 
 def contractions() -> st.SearchStrategy[str]:
-    """Apostrophes in every context: 's 'S 'ſ 'T 're 'RE 've 'm 'll 'd, '', at start/end, before digits/spaces, curly."""
+    """Apostrophes in every context: 's 'S 'ſ 'T 're 'RE 've 'm 'll 'd, '', at start/end, before
+    digits/spaces, curly."""
     return st.tuples(
         st.sampled_from(CONTRACTION_WORDS), st.sampled_from(APOSTROPHES),
         st.sampled_from(CONTRACTION_SUFFIXES),

@@ -211,7 +211,8 @@ def check_bytes(t: Target, data: bytes) -> None:
             got = t.pre.pre_tokenize_str(text)
             want = t.oracle.pre_tokenizer.pre_tokenize_str(text)
             if got != want:
-                raise AssertionError(f"{t.name} pre_tokenize_str differs on {text!r}:\n  tagpipe {got}\n  oracle  {want}")
+                raise AssertionError(f"{t.name} pre_tokenize_str differs on {text!r}:\n"
+                                     f"  tagpipe {got}\n  oracle  {want}")
     for add in (True, False):
         ids = t.tok._native.encode(data, add)
         post = t.tok._post  # (truncation and padding run on the native ids, in tagpipe.postprocess)
