@@ -95,7 +95,7 @@ def metaspace_runs(canon: dict[str, Any], norm_steps: list, pre_stages: list[dic
         f"proof: {len(guards)} crossing piece(s) guarded ({', '.join(map(repr, guards[:3]))}"
         f"{', ...' if len(guards) > 3 else ''})")
     pairs = ascii_cut_pairs(vocab, bool(model.get("byte_fallback")))
-    stage = {"kind": "mark_runs", "literal": mark, "guards": guards, "pairs": pairs}
+    stage = {"kind": "metaspace_runs", "literal": mark, "guards": guards, "pairs": pairs}
     how += f"; and between {sum(pairs)} of the 16384 ASCII character pairs no piece holds"
     return stage, [Step(where, probe, True, "cut before each run of the mark; " + how)]
 

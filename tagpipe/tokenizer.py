@@ -73,7 +73,7 @@ class Tokenizer:
         self._native = _core.Encoder(spec) if spec is not None else None
         # (the post-processor's tokens around one sequence, when native: tagpipe.accelerate)
         self._special_ids = (list(spec["prefix_ids"]), list(spec["suffix_ids"])) if spec is not None else ([], [])
-        self._runs = spec is not None and any(st.get("kind") == "mark_runs" for st in spec["pre_tokenizer"])
+        self._runs = spec is not None and any(st.get("kind") == "metaspace_runs" for st in spec["pre_tokenizer"])
         self._oracle = None
         if self._native is None and not delegation_allowed():
             raise DelegationError("this tokenizer would be delegated to tokenizers: " + "; ".join(self.plan.reasons()))

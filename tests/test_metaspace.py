@@ -232,7 +232,7 @@ def test_corpora_equal_whole_span_and_oracle(never_cut, corpus):
 
 SPACEY = st.lists(st.sampled_from([" ", "  ", "\t", "\n", MARK, "a", "x", ">", "</", "中", "é", "😀"]),
                   max_size=40).map("".join)
-# A piece of 256+ bytes mostly outside ASCII is left whole by MarkRuns when the BPE cuts
+# A piece of 256+ bytes mostly outside ASCII is left whole by MetaspaceRuns when the BPE cuts
 # long pieces itself (both exact; whole is faster there): text on both sides of that line.
 DENSE = st.lists(st.sampled_from(["中", "文", "ж", "é", " ", "  ", MARK, "\n", "x", "ab", "> </", "😀"]),
                  min_size=60, max_size=200).map("".join)
@@ -318,10 +318,10 @@ def test_pair_cuts_exact_with_unknown_characters(fuse):
         assert tok.encode(text) == oracle.encode(text).ids, text
 
 
-# -- the MarkRuns stage's cuts against its specification ------------------------------------
+# -- the MetaspaceRuns stage's cuts against its specification ------------------------------------
 
-def spec_mark_runs(data: bytes, guards: list[bytes], pairs: bytes) -> list[int]:
-    """The cut positions of MarkRunsStage::cut_at, written out plainly: before a run of
+def spec_metaspace_runs(data: bytes, guards: list[bytes], pairs: bytes) -> list[int]:
+    """The cut positions of MetaspaceRunsStage::cut_at, written out plainly: before a run of
     marks that no guard spans (a guard g spans position p if g occurs at p - k where g has a
     mark after another character at k), or between two ASCII bytes `pairs` allows that are
     not both letters."""
@@ -348,24 +348,24 @@ MARKED = st.lists(st.sampled_from([MARK, MARK * 2, "a", "b.", "\n", ">", "</", "
 
 @settings(max_examples=400, deadline=None)
 @given(text=MARKED, pair_seed=st.integers(0, 3), guarded=st.integers(0, 2))
-def test_mark_runs_cuts_follow_the_specification(text, pair_seed, guarded):
+def test_metaspace_runs_cuts_follow_the_specification(text, pair_seed, guarded):
     import random
     rng = random.Random(pair_seed)
     pairs = bytes(rng.random() < 0.5 for _ in range(128 * 128)) if pair_seed else bytes(128 * 128)
     # (two guards: different bytes before their mark, one of them two-byte)
     guards = [f">{MARK}</".encode(), f"é{MARK}{MARK}b".encode()][:guarded]
     data = text.encode()
-    stage = {"kind": "mark_runs", "literal": MARK, "guards": guards, "pairs": pairs}
+    stage = {"kind": "metaspace_runs", "literal": MARK, "guards": guards, "pairs": pairs}
     _, _, pieces, _ = tagpipe._core.PreTokenizer([stage]).run(data)
     cuts = [int(b) for b, _ in pieces[1:]]
-    assert cuts == spec_mark_runs(data, guards, pairs), (text, pieces.tolist())
+    assert cuts == spec_metaspace_runs(data, guards, pairs), (text, pieces.tolist())
 
 
 @settings(max_examples=300, deadline=None)
 @given(text=MARKED, pair_seed=st.integers(0, 3), guarded=st.integers(0, 3), cut=st.sampled_from(["\n", ">", "y"]))
 @example(text=f"ab\n-_xyz{MARK}xyz{MARK}", pair_seed=0, guarded=3, cut="\n")
-def test_mark_runs_cuts_each_piece_by_the_specification(text, pair_seed, guarded, cut):
-    """MarkRuns after a stage that cut the text into many short pieces (gemma-3's lines, which
+def test_metaspace_runs_cuts_each_piece_by_the_specification(text, pair_seed, guarded, cut):
+    """MetaspaceRuns after a stage that cut the text into many short pieces (gemma-3's lines, which
     Encoder::encode_gaps splits in one run): each piece is cut as if alone -- a guard that would
     span a cut only with the piece before ("\\n-_xyz▁" over "\\n" "-_xyz▁") does not."""
     import random
@@ -374,19 +374,19 @@ def test_mark_runs_cuts_each_piece_by_the_specification(text, pair_seed, guarded
     guards = [f">{MARK}</".encode(), f"é{MARK}{MARK}b".encode(), f"\n-_xyz{MARK}".encode()][:guarded]
     data = text.encode()
     stages = [{"kind": "literal", "literal": cut, "behavior": "Isolated", "invert": False},
-              {"kind": "mark_runs", "literal": MARK, "guards": guards, "pairs": pairs}]
+              {"kind": "metaspace_runs", "literal": MARK, "guards": guards, "pairs": pairs}]
     _, _, pieces, _ = tagpipe._core.PreTokenizer(stages).run(data)
     want, at = [], 0
     for part in re.split(f"({re.escape(cut)})", text):
         b = part.encode()
         if b:
-            want += [at] + [at + c for c in spec_mark_runs(b, guards, pairs)]
+            want += [at] + [at + c for c in spec_metaspace_runs(b, guards, pairs)]
             at += len(b)
     assert [int(b) for b, _ in pieces] == want, (text, pieces.tolist())
 
 
 def spec_left_whole(data: bytes) -> bool:
-    """With the model cutting long pieces itself, MarkRuns leaves a piece of 256+ bytes whole
+    """With the model cutting long pieces itself, MetaspaceRuns leaves a piece of 256+ bytes whole
     when its first kilobyte is mostly outside ASCII, the marks in it that are part of a run
     of two or more marks counted as ASCII (code's indentation)."""
     if len(data) < 256:
@@ -404,12 +404,12 @@ DENSE = st.lists(st.sampled_from([MARK, MARK * 2, MARK * 8, "中文", "жж", "a
 
 @settings(max_examples=300, deadline=None)
 @given(text=DENSE)
-def test_mark_runs_leaves_dense_pieces_whole_by_the_specification(text):
+def test_metaspace_runs_leaves_dense_pieces_whole_by_the_specification(text):
     data = text.encode()
-    stage = {"kind": "mark_runs", "literal": MARK, "guards": [], "pairs": bytes(128 * 128)}
+    stage = {"kind": "metaspace_runs", "literal": MARK, "guards": [], "pairs": bytes(128 * 128)}
     _, _, pieces, _ = tagpipe._core.PreTokenizer([stage], model_cuts=True).run(data)
     cuts = [int(b) for b, _ in pieces[1:]]
-    assert cuts == ([] if spec_left_whole(data) else spec_mark_runs(data, [], bytes(128 * 128))), text[:60]
+    assert cuts == ([] if spec_left_whole(data) else spec_metaspace_runs(data, [], bytes(128 * 128))), text[:60]
 
 
 def test_indented_code_is_cut_dense_text_left_whole():
@@ -417,7 +417,7 @@ def test_indented_code_is_cut_dense_text_left_whole():
     russian = MARK.join(["слово"] * 60).encode()
     chinese = ("中文" * 200).encode()
     spaced = (f"a{MARK}" * 100).encode()  # a single mark is not ASCII: 1 byte in 4 is
-    stage = {"kind": "mark_runs", "literal": MARK, "guards": [], "pairs": bytes(128 * 128)}
+    stage = {"kind": "metaspace_runs", "literal": MARK, "guards": [], "pairs": bytes(128 * 128)}
     count = lambda d, cuts: len(tagpipe._core.PreTokenizer([stage], model_cuts=cuts).run(d)[2])  # noqa: E731
     assert count(code, True) == count(code, False) == 40
     assert count(russian, True) == 1 and count(russian, False) == 60

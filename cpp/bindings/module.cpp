@@ -285,13 +285,13 @@ pretok::StageSpec stage_from(const py::dict& d) {
     s.kind = K::FixedLength;
     s.length = get("length", uint32_t(5));
   } else if (kind == "scripts") s.kind = K::Scripts;
-  else if (kind == "mark_runs") {
-    s.kind = K::MarkRuns;
+  else if (kind == "metaspace_runs") {
+    s.kind = K::MetaspaceRuns;
     if (d.contains("guards"))
       for (const auto& g : d["guards"].cast<py::list>()) s.guards.push_back(bytes_of(g));
     if (d.contains("pairs")) {
       s.pairs = d["pairs"].cast<std::string>();
-      if (s.pairs.size() != 128 * 128) throw py::value_error("mark_runs pairs must be 16384 bytes");
+      if (s.pairs.size() != 128 * 128) throw py::value_error("metaspace_runs pairs must be 16384 bytes");
     }
   }
   else throw py::value_error("unknown stage kind '" + kind + "'");
@@ -350,7 +350,7 @@ std::vector<normalize::Step> norm_steps_from(const py::list& steps) {
 
 class PyPreTokenizer {
  public:
-  // model_cuts: as when the model cuts long pieces itself (MarkRuns then leaves dense ones whole)
+  // model_cuts: as when the model cuts long pieces itself (MetaspaceRuns then leaves dense ones whole)
   PyPreTokenizer(const py::list& stages, bool model_cuts) : impl_(specs(stages)) { impl_.model_cuts(model_cuts); }
 
   // (content, byte_mapped, pieces uint32[n,2] into content, offsets uint32[n,2] into the
