@@ -1,40 +1,7 @@
-"""MetaspaceRuns: cutting a pipeline that writes a mark (▁) but never cuts, provably exactly.
-
-llama-2 (`pre_tokenizer: null` after Prepend(▁) + Replace(' ' -> ▁)), mistral
-(Metaspace(split=false)) and gemma (Replace(' ' -> ▁), then a Split(" ") that can no
-longer fire) hand BPE the whole text as one piece: the merge runs over thousands of
-symbols and the word cache never hits.  tagpipe cuts such a piece before each *run* of
-the mark -- never inside one: the vocabulary has pieces of several marks -- when it can
-prove the cut changes no id:
-
-* **The probe** runs the tokenizer's own normalizer and pre-tokenizer (natively) on
-  ``" a"`` and ``"a b"``: the pipeline is a candidate if it writes a mark for the space
-  and makes one piece of ``"a b"``.  Deciding by behaviour, not by type, keeps this right
-  for pipelines nobody listed.
-* **The proof**, one scan at load.  BPE only ever builds vocabulary pieces, so a merge can
-  join two sides of a cut only by building a piece with a mark right after another
-  character.  So the cut is exact if no vocabulary piece has one ("crossing" pieces) --
-  or, for the few that do, if the cuts one of them could span are skipped (guards; gemma3
-  has ``>▁</``) -- and if also:
-    - the mark itself is in the vocabulary (else unk / byte fallback tokens of the mark
-      could fuse across the cut);
-    - ``ignore_merges`` is off (a piece that is itself a token would skip BPE: cut pieces
-      are tokens far more often than a whole text is);
-    - no ``continuing_subword_prefix`` / ``end_of_word_suffix`` (they mark a piece's
-      first and last characters: a cut moves them);
-    - no ``dropout`` (random; delegated anyway);
-    - no character the vocabulary lacks is dropped while a piece holds two marks in a row:
-      with no unk token and no full byte fallback such a character vanishes, and the marks
-      on both sides of it meet -- "ab x ab" is ``▁ ab ▁▁ ab`` to the oracle, ``▁ ab ▁ | ▁ ab``
-      cut (a condition the tests found, not the seed).
-  Any condition failing: no cut (the whole-span path, still exact).  ``explain()`` says which.
-
-* **Pair cuts**, the same proof one character pair at a time: once the conditions above
-  hold, a cut between two ASCII characters x, y is exact if no vocabulary piece has x
-  right before y and both are known (a vocabulary entry, or byte-fallback tokens that no
-  other piece contains -- an unknown character's unk could fuse across the cut).  On
-  llama-2 this cuts around newlines, tabs and most punctuation: "word.\n\nThe" becomes
-  "word." "\n\n" "The", and English text misses the word cache about 2.4 times less often.
+"""MetaspaceRuns: cut a pipeline that writes a mark (▁) but never cuts -- only where the cut
+provably changes no id.  A probe of the tokenizer's own normalizer and pre-tokenizer finds such
+pipelines (llama-2, mistral, gemma); a scan of the vocabulary at load proves the cuts exact
+(no piece joins a cut, or it is guarded).  The argument: docs/design/metaspace-runs.md.
 """
 from __future__ import annotations
 
@@ -106,11 +73,12 @@ def _crosses(token: str, mark: str) -> bool:
 
 def ascii_cut_pairs(vocab: dict[str, int], byte_fallback: bool) -> bytes:
     """pairs[x * 128 + y] = 1 where a cut between ASCII characters x and y is proven exact
-    (the module docstring): both known, and no vocabulary piece holds x right before y.
+    (docs/design/metaspace-runs.md, pair cuts): both known, and no vocabulary piece holds x
+    right before y.
 
-    Over all pieces at once (gemma-3's 262k took 0.4 s one by one): their UTF-8 bytes end to
-    end, where two ASCII bytes side by side are two ASCII characters side by side -- except
-    across the end of a piece, which is masked out."""
+    Over all pieces at once (piece by piece is slow on a big vocabulary): their UTF-8 bytes
+    end to end, where two ASCII bytes side by side are two ASCII characters side by side --
+    except across the end of a piece, which is masked out."""
     byte_token = {f"<0x{b:02X}>": b for b in range(128)}
     known = [chr(c) in vocab or (byte_fallback and f"<0x{c:02X}>" in vocab) for c in range(128)]
     pieces = [t for t in vocab if t not in byte_token]
