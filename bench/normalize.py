@@ -23,8 +23,8 @@ import harness  # noqa: E402
 import tokenizers  # noqa: E402
 
 from tagpipe import _core  # noqa: E402
-from tagpipe.plan import Plan  # noqa: E402
-from tagpipe.build import plan_normalizer  # noqa: E402
+from tagpipe.plan import Plan, plan_normalizer  # noqa: E402
+from tagpipe.spec import parse_normalizer  # noqa: E402
 
 MODELS = ["all-minilm-l6-v2", "bert-wiki", "t5-small", "marian-ortx-nmt", "rwkv-midi-wordlevel"]
 
@@ -32,8 +32,8 @@ MODELS = ["all-minilm-l6-v2", "bert-wiki", "t5-small", "marian-ortx-nmt", "rwkv-
 def engines(model: str, delegated: list[int]) -> list[harness.Engine]:
     path = harness.shared_dir() / "tokenizers" / model / "tokenizer.json"
     node = json.loads(path.read_text(encoding="utf-8"))["normalizer"]
-    plan, steps = Plan(), []
-    plan_normalizer(node, "normalizer", plan, steps)
+    plan = Plan()
+    steps = plan_normalizer(parse_normalizer(node), "normalizer", plan)
     if not all(s.native for s in plan.steps):
         sys.exit(f"{model}: normalizer not native: {plan.steps}")
     oracle = tokenizers.Tokenizer.from_file(str(path)).normalizer

@@ -2,7 +2,7 @@
 
     python bench/pretokenize.py [--models gpt2 llama3 gpt-4o all-minilm-l6-v2] [--rounds 5]
 
-tagpipe is timed natively (PreTokenizer._native.time: only the pre-tokenizer calls, byte
+tagpipe is timed natively (_core.time_pre_tokenizer: only the pre-tokenizer calls, byte
 ranges out, 10 kB documents); the oracle through `pre_tokenize_str`, the only entry it
 has (its time includes building its Python list).  Every timed slice is verified: the
 pieces tagpipe returns must equal the oracle's, document by document.
@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
 
 import tagpipe  # noqa: E402
+from tagpipe import _core  # noqa: E402
 from tagpipe.pretokenizer import _oracle_pre_tokenizer  # noqa: E402
 
 
@@ -37,7 +38,7 @@ def engines(model: str) -> list[harness.Engine]:
     def run_ours(docs):
         raw = [d.encode("utf-8") for d in docs]
         offsets = np.cumsum([0] + [len(r) for r in raw], dtype=np.int64)
-        ns, pieces = ours._native.time(b"".join(raw), offsets)
+        ns, pieces = _core.time_pre_tokenizer(ours.plan.stages, b"".join(raw), offsets)
         return pieces, ns
 
     def verify_ours(docs, _pieces):

@@ -1,4 +1,4 @@
-"""MetaspaceRuns (tagpipe.metaspace): active where the proof holds, absent where it fails,
+"""MetaspaceRuns (tagpipe.plan.metaspace): active where the proof holds, absent where it fails,
 and exact either way.
 
 Each proof condition gets a tiny tokenizer on which the condition fails *and* cutting
@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import tagpipe
 from conftest import CORPORA, SHARED, corpus_ids, needs_shared
+from tagpipe import _core
 
 MARK = "▁"
 PREPEND_REPLACE = {"type": "Sequence", "normalizers": [
@@ -259,7 +260,7 @@ def test_dense_pieces_exact_with_and_without_model_cuts(model):
 # -- pair cuts ---------------------------------------------------------------------------------
 
 def test_pair_cuts_follow_the_vocabulary():
-    from tagpipe.metaspace import ascii_cut_pairs
+    from tagpipe.plan.metaspace import ascii_cut_pairs
 
     vocab = {t: i for i, t in enumerate([MARK, "a", "b", ".", "a.", "\n", "<unk>", "<0x09>", "<0x0B><0x0B>",
                                          "<0x0B>"])}
@@ -293,7 +294,7 @@ def test_pair_cuts_columnar_equal_one_by_one():
     """The pieces end to end must not join the last character of one to the first of the
     next: "a" then "b" is no "ab" (nor "<0x" then "0A>" a byte token); a piece that is only
     a byte token, an empty piece, NULs, a lone surrogate and non-ASCII between ASCII."""
-    from tagpipe.metaspace import ascii_cut_pairs
+    from tagpipe.plan.metaspace import ascii_cut_pairs
 
     pieces = ["a", "b", "", "<0x", "0A>", "<0x0A>", "\x00", "x\x00y", "<0x0B>", "q<0x0C>", "\ud800z", "é.", ".é,", "€;",
               MARK, MARK + "k", "<0x09>", "\t"]
@@ -318,7 +319,14 @@ def test_pair_cuts_exact_with_unknown_characters(fuse):
         assert tok.encode(text) == oracle.encode(text).ids, text
 
 
-# -- the MetaspaceRuns stage's cuts against its specification ------------------------------------
+# -- the MetaspaceRuns stage's cuts against its specification -------------------------------
+
+Stage = _core.PreTokenizerStage
+
+
+def metaspace_runs(mark: str, guards: list[bytes], pairs: bytes) -> _core.PreTokenizerStage:
+    return Stage(kind=Stage.Kind.MetaspaceRuns, literal=mark, guards=guards, pairs=pairs)
+
 
 def spec_metaspace_runs(data: bytes, guards: list[bytes], pairs: bytes) -> list[int]:
     """The cut positions of MetaspaceRunsStage::cut_at, written out plainly: before a run of
@@ -355,8 +363,8 @@ def test_metaspace_runs_cuts_follow_the_specification(text, pair_seed, guarded):
     # (two guards: different bytes before their mark, one of them two-byte)
     guards = [f">{MARK}</".encode(), f"é{MARK}{MARK}b".encode()][:guarded]
     data = text.encode()
-    stage = {"kind": "metaspace_runs", "literal": MARK, "guards": guards, "pairs": pairs}
-    _, _, pieces, _ = tagpipe._core.PreTokenizer([stage]).run(data)
+    stage = metaspace_runs(MARK, guards, pairs)
+    _, _, pieces, _ = _core.PreTokenizer([stage]).run(data)
     cuts = [int(b) for b, _ in pieces[1:]]
     assert cuts == spec_metaspace_runs(data, guards, pairs), (text, pieces.tolist())
 
@@ -373,9 +381,9 @@ def test_metaspace_runs_cuts_each_piece_by_the_specification(text, pair_seed, gu
     pairs = bytes(rng.random() < 0.5 for _ in range(128 * 128)) if pair_seed else bytes(128 * 128)
     guards = [f">{MARK}</".encode(), f"é{MARK}{MARK}b".encode(), f"\n-_xyz{MARK}".encode()][:guarded]
     data = text.encode()
-    stages = [{"kind": "literal", "literal": cut, "behavior": "Isolated", "invert": False},
-              {"kind": "metaspace_runs", "literal": MARK, "guards": guards, "pairs": pairs}]
-    _, _, pieces, _ = tagpipe._core.PreTokenizer(stages).run(data)
+    stages = [Stage(kind=Stage.Kind.Literal, literal=cut, behavior=_core.Behavior.Isolated, invert=False),
+              metaspace_runs(MARK, guards, pairs)]
+    _, _, pieces, _ = _core.PreTokenizer(stages).run(data)
     want, at = [], 0
     for part in re.split(f"({re.escape(cut)})", text):
         b = part.encode()
@@ -406,8 +414,8 @@ DENSE = st.lists(st.sampled_from([MARK, MARK * 2, MARK * 8, "中文", "жж", "a
 @given(text=DENSE)
 def test_metaspace_runs_leaves_dense_pieces_whole_by_the_specification(text):
     data = text.encode()
-    stage = {"kind": "metaspace_runs", "literal": MARK, "guards": [], "pairs": bytes(128 * 128)}
-    _, _, pieces, _ = tagpipe._core.PreTokenizer([stage], model_cuts=True).run(data)
+    stage = metaspace_runs(MARK, [], bytes(128 * 128))
+    _, _, pieces, _ = _core.PreTokenizer([stage], model_cuts=True).run(data)
     cuts = [int(b) for b, _ in pieces[1:]]
     assert cuts == ([] if spec_left_whole(data) else spec_metaspace_runs(data, [], bytes(128 * 128))), text[:60]
 
@@ -417,8 +425,8 @@ def test_indented_code_is_cut_dense_text_left_whole():
     russian = MARK.join(["слово"] * 60).encode()
     chinese = ("中文" * 200).encode()
     spaced = (f"a{MARK}" * 100).encode()  # a single mark is not ASCII: 1 byte in 4 is
-    stage = {"kind": "metaspace_runs", "literal": MARK, "guards": [], "pairs": bytes(128 * 128)}
-    count = lambda d, cuts: len(tagpipe._core.PreTokenizer([stage], model_cuts=cuts).run(d)[2])  # noqa: E731
+    stage = metaspace_runs(MARK, [], bytes(128 * 128))
+    count = lambda d, cuts: len(_core.PreTokenizer([stage], model_cuts=cuts).run(d)[2])  # noqa: E731
     assert count(code, True) == count(code, False) == 40
     assert count(russian, True) == 1 and count(russian, False) == 60
     assert count(chinese, True) == count(chinese, False) == 1

@@ -1,8 +1,8 @@
 // A native pre-tokenizer: the stages of a tokenizer.json "pre_tokenizer" section (a
 // Sequence flattened), each run on every piece the previous stage produced.
 //
-// The Python plan (tagpipe/plan.py) decides what is native and builds StageSpecs; this
-// side trusts them.  PreTokenizer is immutable and shared between threads; every call
+// The Python plan (tagpipe/plan/pre_tokenizers.py) decides what is native and builds
+// StageSpecs; this side trusts them.  PreTokenizer is immutable and shared between threads; every call
 // brings its own Scratch.
 #pragma once
 #include <cstdint>

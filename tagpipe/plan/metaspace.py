@@ -6,63 +6,79 @@ pipelines (llama-2, mistral, gemma); a scan of the vocabulary at load proves the
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
+from typing import Optional
 
 import numpy as np
 
 from tagpipe import _core
-from tagpipe.plan import Step
+from tagpipe import spec
+from tagpipe.plan.steps import Step
 
 MAX_GUARDS = 256  # more crossing pieces than this: guarding every cut costs more than it saves
 
 
-def metaspace_runs(canon: dict[str, Any], norm_steps: list, pre_stages: list[dict[str, Any]]
-                   ) -> tuple[Optional[dict[str, Any]], list[Step]]:
-    """The MetaspaceRuns stage for this tokenizer (or None), and the explain() lines."""
-    where = "MetaspaceRuns"
-    b = _core.probe(norm_steps, pre_stages, "a b")
-    a = _core.probe(norm_steps, pre_stages, " a")
-    if a is None or b is None:
-        return None, []
-    if len(b) != 1 or len(a) != 1:
-        return None, []  # the pipeline cuts: nothing to do here
+def _probe_mark(normalizer: list[_core.NormalizerStep], stages: list[_core.PreTokenizerStage]) -> Optional[str]:
+    """The mark this pipeline writes for a space while never cutting (None: it cuts, writes no
+    mark, or is not native): it makes one piece of "a b" and has the mark in " a"."""
+    b = _core.probe(normalizer, stages, "a b")
+    a = _core.probe(normalizer, stages, " a")
+    if a is None or b is None or len(b) != 1 or len(a) != 1:
+        return None  # not native, or the pipeline cuts: nothing to do here
     piece = b[0].decode("utf-8")
     if not (piece.count("a") == 1 and piece.endswith("b") and "a" in piece):
-        return None, []
+        return None
     mark = piece[piece.index("a") + 1:-1]
     if len(mark) != 1 or mark == " " or mark not in a[0].decode("utf-8"):
-        return None, []  # no mark written for the space: an ordinary single-piece pipeline
-    probe = f"probe: writes {mark!r} for ' ' and never cuts"
-    model = canon["model"]
+        return None  # no mark written for the space: an ordinary single-piece pipeline
+    return mark
+
+
+def _why_not(model: spec.Model, mark: str) -> list[str]:
+    """The conditions of the proof this model fails (docs/design/metaspace-runs.md)."""
+    if not isinstance(model, spec.BPE):
+        return [f"the model is {model.type}, not BPE"]
     why = []
-    if model["type"] != "BPE":
-        why.append(f"the model is {model['type']}, not BPE")
-    else:
-        vocab: dict[str, int] = model["vocab"]
-        if mark not in vocab:
-            why.append(f"{mark!r} is not in the vocabulary")
-        if model.get("ignore_merges"):
-            why.append("ignore_merges is on")
-        if model.get("continuing_subword_prefix") or model.get("end_of_word_suffix"):
-            why.append("the model has continuing_subword_prefix / end_of_word_suffix")
-        if model.get("dropout"):
-            why.append("dropout is on")
-        full_fallback = bool(model.get("byte_fallback")) and all(f"<0x{b:02X}>" in vocab for b in range(256))
-        if not (model.get("unk_token") in vocab or full_fallback) and any(mark * 2 in t for t in vocab):
-            why.append(f"a character the vocabulary lacks is dropped (no unk token, no full byte_fallback) "
-                       f"and a piece holds {mark * 2!r}")
+    vocab = model.vocab
+    if mark not in vocab:
+        why.append(f"{mark!r} is not in the vocabulary")
+    if model.ignore_merges:
+        why.append("ignore_merges is on")
+    if model.continuing_subword_prefix or model.end_of_word_suffix:
+        why.append("the model has continuing_subword_prefix / end_of_word_suffix")
+    if model.dropout:
+        why.append("dropout is on")
+    full_fallback = model.byte_fallback and all(f"<0x{b:02X}>" in vocab for b in range(256))
+    if not (model.unk_token in vocab or full_fallback) and any(mark * 2 in t for t in vocab):
+        why.append(f"a character the vocabulary lacks is dropped (no unk token, no full byte_fallback) "
+                   f"and a piece holds {mark * 2!r}")
+    return why
+
+
+def metaspace_runs(model: spec.Model, normalizer: list[_core.NormalizerStep],
+                   stages: list[_core.PreTokenizerStage]) -> tuple[Optional[_core.PreTokenizerStage], list[Step]]:
+    """The MetaspaceRuns stage for this tokenizer (or None), and the explain() lines."""
+    where = "MetaspaceRuns"
+    mark = _probe_mark(normalizer, stages)
+    if mark is None:
+        return None, []
+    probe = f"probe: writes {mark!r} for ' ' and never cuts"
+    why = _why_not(model, mark)
+    crossing: list[str] = []
+    if isinstance(model, spec.BPE):
         # (find first, at C speed: nearly every piece has the mark at its start or nowhere)
-        crossing = [t for t in vocab if t.find(mark, 1) > 0 and _crosses(t, mark)]
+        crossing = [t for t in model.vocab if t.find(mark, 1) > 0 and _crosses(t, mark)]
         if len(crossing) > MAX_GUARDS:
             why.append(f"{len(crossing)} vocabulary pieces hold {mark!r} after another character")
     if why:
         return None, [Step(where, probe, True, "not used, the whole-span path (exact): " + "; ".join(why))]
+    assert isinstance(model, spec.BPE)
     guards = sorted(crossing)
     how = "proof: no vocabulary piece joins a cut" if not guards else (
         f"proof: {len(guards)} crossing piece(s) guarded ({', '.join(map(repr, guards[:3]))}"
         f"{', ...' if len(guards) > 3 else ''})")
-    pairs = ascii_cut_pairs(vocab, bool(model.get("byte_fallback")))
-    stage = {"kind": "metaspace_runs", "literal": mark, "guards": guards, "pairs": pairs}
+    pairs = ascii_cut_pairs(model.vocab, model.byte_fallback)
+    stage = _core.PreTokenizerStage(kind=_core.PreTokenizerStage.Kind.MetaspaceRuns, literal=mark, guards=guards,
+                                    pairs=pairs)
     how += f"; and between {sum(pairs)} of the 16384 ASCII character pairs no piece holds"
     return stage, [Step(where, probe, True, "cut before each run of the mark; " + how)]
 
