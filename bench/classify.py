@@ -2,7 +2,7 @@
 
     python bench/classify.py [--alphabet regex] [--rounds 5]
 
-Each kernel is timed natively (tagpipe._core.time_classify: only the kernel calls,
+Each kernel is timed natively (tagpipe._core.testing.time_classify: only the kernel calls,
 10 kB documents, one reused output buffer) on fresh slices, kernels interleaved, and
 every timed slice's tag stream is compared with the scalar kernel's.
 """
@@ -25,7 +25,7 @@ def engine(kernel: str, alphabet: str) -> harness.Engine:
     def run(docs):
         raw = [d.encode("utf-8") for d in docs]
         offsets = np.cumsum([0] + [len(r) for r in raw], dtype=np.int64)
-        return None, _core.time_classify(b"".join(raw), offsets, alphabet, kernel)
+        return None, _core.testing.time_classify(b"".join(raw), offsets, alphabet, kernel)
 
     def verify(docs, _out):
         for d in docs:

@@ -4,7 +4,7 @@
                                rwkv-midi-wordlevel] [--rounds 5]
 
 The normalizer of each tokenizer file, alone.  tagpipe is timed natively
-(``_core.normalize_timed``: one Normalizer, only its run() per 10 kB document); the oracle
+(``_core.testing.normalize_timed``: one Normalizer, only its run() per 10 kB document); the oracle
 through ``normalize_str`` per document (its time includes making the Python string).  Every
 timed output is verified: tagpipe's must equal the oracle's, document by document; a
 document tagpipe delegates (Precompiled, when a grapheme cluster could matter) is counted
@@ -39,7 +39,7 @@ def engines(model: str, delegated: list[int]) -> list[harness.Engine]:
     oracle = tokenizers.Tokenizer.from_file(str(path)).normalizer
 
     def run_ours(docs):
-        out, ns = _core.normalize_timed(steps, docs)
+        out, ns = _core.testing.normalize_timed(steps, docs)
         return out, ns
 
     def verify_ours(docs, out):

@@ -2,7 +2,7 @@
 
     python bench/pretokenize.py [--models gpt2 llama3 gpt-4o all-minilm-l6-v2] [--rounds 5]
 
-tagpipe is timed natively (_core.time_pre_tokenizer: only the pre-tokenizer calls, byte
+tagpipe is timed natively (_core.testing.time_pre_tokenizer: only the pre-tokenizer calls, byte
 ranges out, 10 kB documents); the oracle through `pre_tokenize_str`, the only entry it
 has (its time includes building its Python list).  Every timed slice is verified: the
 pieces tagpipe returns must equal the oracle's, document by document.
@@ -38,7 +38,7 @@ def engines(model: str) -> list[harness.Engine]:
     def run_ours(docs):
         raw = [d.encode("utf-8") for d in docs]
         offsets = np.cumsum([0] + [len(r) for r in raw], dtype=np.int64)
-        ns, pieces = _core.time_pre_tokenizer(ours.plan.stages, b"".join(raw), offsets)
+        ns, pieces = _core.testing.time_pre_tokenizer(ours.plan.stages, b"".join(raw), offsets)
         return pieces, ns
 
     def verify_ours(docs, _pieces):

@@ -5,7 +5,7 @@ single thread, GB/s of UTF-8 written.
 
 The encoder converts each non-ASCII str it is given on the thread that encodes it
 (cpp/kernels/transcode/); before, CPython did (PyUnicode_AsUTF8AndSize, with the GIL held).  Each
-kernel is timed natively (tagpipe._core.time_transcode: only the kernel calls, 10 kB
+kernel is timed natively (tagpipe._core.testing.time_transcode: only the kernel calls, 10 kB
 documents, one reused output buffer); "cpython" is str.encode per document (what
 PyUnicode_AsUTF8AndSize does, plus a bytes object).  Fresh slices, engines interleaved;
 every timed slice's output is compared with str.encode.  ASCII documents need no
@@ -27,11 +27,11 @@ from tagpipe import _core  # noqa: E402
 
 def kernel_engine(kernel: str) -> harness.Engine:
     def run(docs):
-        return None, _core.time_transcode(docs, kernel)
+        return None, _core.testing.time_transcode(docs, kernel)
 
     def verify(docs, _out):
         for i, d in enumerate(docs):
-            if _core.transcode(d, kernel=kernel) != d.encode("utf-8"):
+            if _core.testing.transcode(d, kernel=kernel) != d.encode("utf-8"):
                 return f"{kernel} differs from str.encode on document {i}"
         return None
 
