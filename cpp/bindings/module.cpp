@@ -4,7 +4,7 @@
 //
 // It turns Python objects into spans, releases the GIL around native work and hands back
 // numpy arrays.  Defaults, validation messages and docs live in the Python layer (tagpipe/);
-// tagpipe/_core.pyi describes this module.
+// tagpipe/_core/*.pyi describe this module (checked by tests/test_core_stubs.py).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
