@@ -432,7 +432,7 @@ class ScriptsStage final : public Stage {
 };
 
 // MetaspaceRuns: a cut before each run of the mark (never inside a run: the vocabulary
-// has pieces of several marks), on a piece nothing else cuts.  tagpipe/metaspace.py proves
+// has pieces of several marks), on a piece nothing else cuts.  tagpipe/plan/metaspace.py proves
 // at load that such a cut cannot change an id: no vocabulary piece holds a mark after
 // another character -- except the `guards`, and a cut one of them could span is skipped:
 // a guard g spans the cut at p if g occurs in the text at p - k for a k where g has a
