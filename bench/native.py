@@ -1,9 +1,8 @@
 """tagpipe's native benchmark hooks and internals, as bench/ reaches them: in this one place.
 
-The hooks live in ``tagpipe._core`` or, once tagpipe moves its test and benchmark hooks
-into a submodule, in ``tagpipe._core.testing`` (`HOOKS` finds either); the planner's
-internals (how a normalizer section becomes native steps) change with tagpipe's layout.
-When either moves, this file is what changes -- the benchmarks call these functions only.
+The hooks live in ``tagpipe._core.testing``; the planner's internals (how a normalizer
+section becomes native steps) change with tagpipe's layout.  When either moves, this file is
+what changes -- the benchmarks call these functions only.
 """
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ import numpy as np
 
 from tagpipe import _core
 
-HOOKS = getattr(_core, "testing", _core)
+HOOKS = _core.testing
 
 
 def spans(docs: list[str]) -> tuple[bytes, np.ndarray]:
@@ -40,16 +39,16 @@ def transcode(text: str, kernel: str) -> bytes:
 def time_pretokenizer(pretokenizer: Any, docs: list[str]) -> tuple[int, Any]:
     """(nanoseconds, pieces) of a tagpipe.PreTokenizer's native pass alone over the documents."""
     data, offsets = spans(docs)
-    return pretokenizer._native.time(data, offsets)
+    return HOOKS.time_pre_tokenizer(pretokenizer.plan.stages, data, offsets)
 
 
 def normalizer_steps(node: dict) -> tuple[list, bool]:
     """(the native steps of a tokenizer.json normalizer section, whether all of it is native)."""
-    from tagpipe.build import plan_normalizer
-    from tagpipe.plan import Plan
+    from tagpipe.plan import Plan, plan_normalizer
+    from tagpipe.spec import parse_normalizer
 
-    plan, steps = Plan(), []
-    plan_normalizer(node, "normalizer", plan, steps)
+    plan = Plan()
+    steps = plan_normalizer(parse_normalizer(node), "normalizer", plan)
     return steps, all(s.native for s in plan.steps)
 
 

@@ -215,7 +215,7 @@ def check_bytes(t: Target, data: bytes) -> None:
                                      f"  tagpipe {got}\n  oracle  {want}")
     for add in (True, False):
         ids = t.tok._native.encode(data, add)
-        post = t.tok._post  # (truncation and padding run on the native ids, in tagpipe.postprocess)
+        post = t.tok._post  # (truncation and padding run on the native ids, in tagpipe.plan.post_processors)
         if text is not None and ids is not None and post.active:
             offsets = np.array([0, len(ids)], dtype=np.int64)
             ids = None if post.failing(np.diff(offsets), add)[0] else post.pad(*post.truncate(ids, offsets, add))[0]

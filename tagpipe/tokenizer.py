@@ -11,8 +11,8 @@ Every stage runs in C++ when tagpipe runs all of them exactly; otherwise the who
 goes to `tokenizers` (correct first) and `explain()` says why.  Under
 `tagpipe.delegation_disabled()` (or TAGPIPE_DELEGATION=error) a delegation raises
 instead.  A text whose normalization tagpipe cannot prove to be the identity (NFC on a
-text that is not NFC-inert) is delegated per call.  Which stages are native, and the spec
-the native encoder is built from: tagpipe.build.
+text that is not NFC-inert) is delegated per call.  Which stages are native, and the
+native encoder's configuration: tagpipe.plan, from the file as tagpipe.spec reads it.
 """
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ import numpy as np
 
 from tagpipe import _core
 from tagpipe._delegate import DelegationError, delegation_allowed, oracle
-from tagpipe.build import build, canonical, id_bound
+from tagpipe.plan import plan_tokenizer
 from tagpipe.pretokenizer import _utf8
-from tagpipe.spec import TokenizerJsonError
+from tagpipe.spec import TokenizerJsonError, load_tokenizer_json
 
 DEFAULT_CACHE_BYTES = 128 << 20  # the word cache budget, all threads of one Tokenizer together
 ENV_CACHE = "TAGPIPE_CACHE_BYTES"
@@ -61,19 +61,21 @@ class Tokenizer:
 
     def __init__(self, json_text: str, *, cache_bytes: Optional[int] = None, metaspace_runs: bool = True):
         """`cache_bytes`: the word cache budget (default 128 MiB, or TAGPIPE_CACHE_BYTES);
-        `metaspace_runs=False` keeps a never-cutting pipeline whole (tagpipe.metaspace)."""
+        `metaspace_runs=False` keeps a never-cutting pipeline whole (tagpipe.plan.metaspace)."""
         self._json = json_text
-        canon = canonical(json_text)
+        loaded = load_tokenizer_json(json_text)
         self._options = {"cache_bytes": cache_bytes, "metaspace_runs": metaspace_runs}
         self._cache_bytes = _default_cache_bytes() if cache_bytes is None else int(cache_bytes)
         if self._cache_bytes < 0:
             raise ValueError("cache_bytes must not be negative")
-        self.plan, spec, self._post = build(canon, self._cache_bytes, metaspace_runs)
-        self._vocab_size = id_bound(canon)
-        self._native = _core.Encoder(spec) if spec is not None else None
+        self.plan, config = plan_tokenizer(loaded, self._cache_bytes, metaspace_runs)
+        del loaded
+        self._post = self.plan.post
+        self._vocab_size = self.plan.id_bound
+        self._native = _core.Encoder(config) if config is not None else None  # (takes over config's tables)
         # (the post-processor's tokens around one sequence, when native: tagpipe.accelerate)
-        self._special_ids = (list(spec["prefix_ids"]), list(spec["suffix_ids"])) if spec is not None else ([], [])
-        self._runs = spec is not None and any(st.get("kind") == "mark_runs" for st in spec["pre_tokenizer"])
+        self._special_ids = (list(self.plan.prefix_ids), list(self.plan.suffix_ids)) if self.native else ([], [])
+        self._runs = self.native and self.plan.metaspace_runs
         self._oracle = None
         if self._native is None and not delegation_allowed():
             raise DelegationError("this tokenizer would be delegated to tokenizers: " + "; ".join(self.plan.reasons()))
@@ -125,7 +127,7 @@ class Tokenizer:
     @property
     def metaspace_runs(self) -> bool:
         """Whether MetaspaceRuns cuts this tokenizer's never-cutting pipeline (see
-        tagpipe.metaspace; explain() says why not)."""
+        tagpipe.plan.metaspace; explain() says why not)."""
         return self._runs
 
     def explain(self) -> str:

@@ -1,4 +1,4 @@
-"""MetaspaceRuns (tagpipe.metaspace): active where the proof holds, absent where it fails,
+"""MetaspaceRuns (tagpipe.plan.metaspace): active where the proof holds, absent where it fails,
 and exact either way.
 
 Each proof condition gets a tiny tokenizer on which the condition fails *and* cutting
@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import tagpipe
 from support.data import CORPORA, SHARED, corpus_ids, needs_shared
+from tagpipe import _core
 
 MARK = "▁"
 PREPEND_REPLACE = {"type": "Sequence", "normalizers": [
@@ -232,7 +233,7 @@ def test_corpora_equal_whole_span_and_oracle(never_cut, corpus):
 
 SPACEY = st.lists(st.sampled_from([" ", "  ", "\t", "\n", MARK, "a", "x", ">", "</", "中", "é", "😀"]),
                   max_size=40).map("".join)
-# A piece of 256+ bytes mostly outside ASCII is left whole by MarkRuns when the BPE cuts
+# A piece of 256+ bytes mostly outside ASCII is left whole by MetaspaceRuns when the BPE cuts
 # long pieces itself (both exact; whole is faster there): text on both sides of that line.
 DENSE = st.lists(st.sampled_from(["中", "文", "ж", "é", " ", "  ", MARK, "\n", "x", "ab", "> </", "😀"]),
                  min_size=60, max_size=200).map("".join)
@@ -259,7 +260,7 @@ def test_dense_pieces_exact_with_and_without_model_cuts(model):
 # -- pair cuts ---------------------------------------------------------------------------------
 
 def test_pair_cuts_follow_the_vocabulary():
-    from tagpipe.metaspace import ascii_cut_pairs
+    from tagpipe.plan.metaspace import ascii_cut_pairs
 
     vocab = {t: i for i, t in enumerate([MARK, "a", "b", ".", "a.", "\n", "<unk>", "<0x09>", "<0x0B><0x0B>",
                                          "<0x0B>"])}
@@ -293,7 +294,7 @@ def test_pair_cuts_columnar_equal_one_by_one():
     """The pieces end to end must not join the last character of one to the first of the
     next: "a" then "b" is no "ab" (nor "<0x" then "0A>" a byte token); a piece that is only
     a byte token, an empty piece, NULs, a lone surrogate and non-ASCII between ASCII."""
-    from tagpipe.metaspace import ascii_cut_pairs
+    from tagpipe.plan.metaspace import ascii_cut_pairs
 
     pieces = ["a", "b", "", "<0x", "0A>", "<0x0A>", "\x00", "x\x00y", "<0x0B>", "q<0x0C>", "\ud800z", "é.", ".é,", "€;",
               MARK, MARK + "k", "<0x09>", "\t"]
@@ -318,10 +319,17 @@ def test_pair_cuts_exact_with_unknown_characters(fuse):
         assert tok.encode(text) == oracle.encode(text).ids, text
 
 
-# -- the MarkRuns stage's cuts against its specification ------------------------------------
+# -- the MetaspaceRuns stage's cuts against its specification -------------------------------
 
-def spec_mark_runs(data: bytes, guards: list[bytes], pairs: bytes) -> list[int]:
-    """The cut positions of MarkRunsStage::cut_at, written out plainly: before a run of
+Stage = _core.PreTokenizerStage
+
+
+def metaspace_runs(mark: str, guards: list[bytes], pairs: bytes) -> _core.PreTokenizerStage:
+    return Stage(kind=Stage.Kind.MetaspaceRuns, literal=mark, guards=guards, pairs=pairs)
+
+
+def spec_metaspace_runs(data: bytes, guards: list[bytes], pairs: bytes) -> list[int]:
+    """The cut positions of MetaspaceRunsStage::cut_at, written out plainly: before a run of
     marks that no guard spans (a guard g spans position p if g occurs at p - k where g has a
     mark after another character at k), or between two ASCII bytes `pairs` allows that are
     not both letters."""
@@ -348,24 +356,24 @@ MARKED = st.lists(st.sampled_from([MARK, MARK * 2, "a", "b.", "\n", ">", "</", "
 
 @settings(max_examples=400, deadline=None)
 @given(text=MARKED, pair_seed=st.integers(0, 3), guarded=st.integers(0, 2))
-def test_mark_runs_cuts_follow_the_specification(text, pair_seed, guarded):
+def test_metaspace_runs_cuts_follow_the_specification(text, pair_seed, guarded):
     import random
     rng = random.Random(pair_seed)
     pairs = bytes(rng.random() < 0.5 for _ in range(128 * 128)) if pair_seed else bytes(128 * 128)
     # (two guards: different bytes before their mark, one of them two-byte)
     guards = [f">{MARK}</".encode(), f"é{MARK}{MARK}b".encode()][:guarded]
     data = text.encode()
-    stage = {"kind": "mark_runs", "literal": MARK, "guards": guards, "pairs": pairs}
-    _, _, pieces, _ = tagpipe._core.PreTokenizer([stage]).run(data)
+    stage = metaspace_runs(MARK, guards, pairs)
+    _, _, pieces, _ = _core.PreTokenizer([stage]).run(data)
     cuts = [int(b) for b, _ in pieces[1:]]
-    assert cuts == spec_mark_runs(data, guards, pairs), (text, pieces.tolist())
+    assert cuts == spec_metaspace_runs(data, guards, pairs), (text, pieces.tolist())
 
 
 @settings(max_examples=300, deadline=None)
 @given(text=MARKED, pair_seed=st.integers(0, 3), guarded=st.integers(0, 3), cut=st.sampled_from(["\n", ">", "y"]))
 @example(text=f"ab\n-_xyz{MARK}xyz{MARK}", pair_seed=0, guarded=3, cut="\n")
-def test_mark_runs_cuts_each_piece_by_the_specification(text, pair_seed, guarded, cut):
-    """MarkRuns after a stage that cut the text into many short pieces (gemma-3's lines, which
+def test_metaspace_runs_cuts_each_piece_by_the_specification(text, pair_seed, guarded, cut):
+    """MetaspaceRuns after a stage that cut the text into many short pieces (gemma-3's lines, which
     Encoder::encode_gaps splits in one run): each piece is cut as if alone -- a guard that would
     span a cut only with the piece before ("\\n-_xyz▁" over "\\n" "-_xyz▁") does not."""
     import random
@@ -373,20 +381,20 @@ def test_mark_runs_cuts_each_piece_by_the_specification(text, pair_seed, guarded
     pairs = bytes(rng.random() < 0.5 for _ in range(128 * 128)) if pair_seed else bytes(128 * 128)
     guards = [f">{MARK}</".encode(), f"é{MARK}{MARK}b".encode(), f"\n-_xyz{MARK}".encode()][:guarded]
     data = text.encode()
-    stages = [{"kind": "literal", "literal": cut, "behavior": "Isolated", "invert": False},
-              {"kind": "mark_runs", "literal": MARK, "guards": guards, "pairs": pairs}]
-    _, _, pieces, _ = tagpipe._core.PreTokenizer(stages).run(data)
+    stages = [Stage(kind=Stage.Kind.Literal, literal=cut, behavior=_core.Behavior.Isolated, invert=False),
+              metaspace_runs(MARK, guards, pairs)]
+    _, _, pieces, _ = _core.PreTokenizer(stages).run(data)
     want, at = [], 0
     for part in re.split(f"({re.escape(cut)})", text):
         b = part.encode()
         if b:
-            want += [at] + [at + c for c in spec_mark_runs(b, guards, pairs)]
+            want += [at] + [at + c for c in spec_metaspace_runs(b, guards, pairs)]
             at += len(b)
     assert [int(b) for b, _ in pieces] == want, (text, pieces.tolist())
 
 
 def spec_left_whole(data: bytes) -> bool:
-    """With the model cutting long pieces itself, MarkRuns leaves a piece of 256+ bytes whole
+    """With the model cutting long pieces itself, MetaspaceRuns leaves a piece of 256+ bytes whole
     when its first kilobyte is mostly outside ASCII, the marks in it that are part of a run
     of two or more marks counted as ASCII (code's indentation)."""
     if len(data) < 256:
@@ -404,12 +412,12 @@ DENSE = st.lists(st.sampled_from([MARK, MARK * 2, MARK * 8, "中文", "жж", "a
 
 @settings(max_examples=300, deadline=None)
 @given(text=DENSE)
-def test_mark_runs_leaves_dense_pieces_whole_by_the_specification(text):
+def test_metaspace_runs_leaves_dense_pieces_whole_by_the_specification(text):
     data = text.encode()
-    stage = {"kind": "mark_runs", "literal": MARK, "guards": [], "pairs": bytes(128 * 128)}
-    _, _, pieces, _ = tagpipe._core.PreTokenizer([stage], model_cuts=True).run(data)
+    stage = metaspace_runs(MARK, [], bytes(128 * 128))
+    _, _, pieces, _ = _core.PreTokenizer([stage], model_cuts=True).run(data)
     cuts = [int(b) for b, _ in pieces[1:]]
-    assert cuts == ([] if spec_left_whole(data) else spec_mark_runs(data, [], bytes(128 * 128))), text[:60]
+    assert cuts == ([] if spec_left_whole(data) else spec_metaspace_runs(data, [], bytes(128 * 128))), text[:60]
 
 
 def test_indented_code_is_cut_dense_text_left_whole():
@@ -417,8 +425,8 @@ def test_indented_code_is_cut_dense_text_left_whole():
     russian = MARK.join(["слово"] * 60).encode()
     chinese = ("中文" * 200).encode()
     spaced = (f"a{MARK}" * 100).encode()  # a single mark is not ASCII: 1 byte in 4 is
-    stage = {"kind": "mark_runs", "literal": MARK, "guards": [], "pairs": bytes(128 * 128)}
-    count = lambda d, cuts: len(tagpipe._core.PreTokenizer([stage], model_cuts=cuts).run(d)[2])  # noqa: E731
+    stage = metaspace_runs(MARK, [], bytes(128 * 128))
+    count = lambda d, cuts: len(_core.PreTokenizer([stage], model_cuts=cuts).run(d)[2])  # noqa: E731
     assert count(code, True) == count(code, False) == 40
     assert count(russian, True) == 1 and count(russian, False) == 60
     assert count(chinese, True) == count(chinese, False) == 1

@@ -2,7 +2,7 @@
 
 Every native normalizer is compared with ``tokenizers.normalizers.X(...).normalize_str(text)``
 (0.23.3) through ``_core.normalize(steps, text)``, the steps planned by
-``tagpipe.build.plan_normalizer`` from the normalizer's JSON:
+``tagpipe.plan.plan_normalizer`` from the normalizer's JSON (parsed by ``tagpipe.spec``):
 
 * every scalar value, in chunks (each chunk once as a run of consecutive code points --
   combining marks pile up, Hangul jamo meet -- and once with each character between 'a' and
@@ -32,8 +32,8 @@ from support import strategies as S
 import tagpipe
 from support.data import CORPORA, SHARED, corpus_ids, needs_shared
 from tagpipe import _core
-from tagpipe.plan import Plan
-from tagpipe.build import plan_normalizer
+from tagpipe.plan import Plan, plan_normalizer
+from tagpipe.spec import parse_normalizer
 
 FIXTURES = ["all-minilm-l6-v2", "bert-wiki", "t5-small", "marian-ortx-nmt", "rwkv-midi-wordlevel"]
 SCALARS = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
@@ -57,8 +57,8 @@ EDGE_CASES = [
 
 
 def plan_steps(node: dict) -> tuple[list, Plan]:
-    plan, steps = Plan(), []
-    plan_normalizer(node, "normalizer", plan, steps)
+    plan = Plan()
+    steps = plan_normalizer(parse_normalizer(node), "normalizer", plan)
     return steps, plan
 
 
@@ -144,6 +144,10 @@ STANDALONE = {
                                                           {"type": "StripAccents"}]},
     "Sequence-lower-first": {"type": "Sequence", "normalizers": [{"type": "Lowercase"}, {"type": "NFKD"},
                                                                  {"type": "StripAccents"}, {"type": "Lowercase"}]},
+    # (fused into one pass: each keeps its rules -- clean_text, then lowercase)
+    "Sequence-bert-clean-then-lower": {"type": "Sequence", "normalizers": [
+        {**BERT, "handle_chinese_chars": False, "strip_accents": False, "lowercase": False},
+        {**BERT, "clean_text": False, "handle_chinese_chars": False, "strip_accents": False}]},
     "Sequence-mixed": {"type": "Sequence", "normalizers": [{"type": "Strip", "strip_left": True, "strip_right": True},
                                                            {"type": "NFKD"}, {"type": "Prepend", "prepend": "▁"},
                                                            {"type": "Replace", "pattern": {"Regex": " {2,}"},
@@ -219,11 +223,17 @@ def test_hypothesis_text(name, text):
 
 
 def test_unicode_passes_fuse_in_stage_order():
+    U = _core.UnicodeOptions
+    unicode = _core.NormalizerStep.Kind.Unicode
     steps, _ = plan_steps(STANDALONE["Sequence-wiki"])
-    assert steps == [("unicode", "", "", {"decompose": "nfd", "lowercase": True, "drop_after": "mark"})]
+    assert steps == [_core.NormalizerStep(kind=unicode, unicode=U(decompose=_core.Decompose.Nfd, lowercase=True,
+                                                                  drop_after=_core.CharFilter.Mark))]
     steps, _ = plan_steps(STANDALONE["Sequence-lower-first"])  # Lowercase cannot run after NFKD
-    assert [s[3] for s in steps] == [{"lowercase": True}, {"decompose": "nfkd", "drop_after": "mark"},
-                                     {"lowercase": True}]
+    assert [s.unicode for s in steps] == [U(lowercase=True),
+                                          U(decompose=_core.Decompose.Nfkd, drop_after=_core.CharFilter.Mark),
+                                          U(lowercase=True)]
+    steps, _ = plan_steps(STANDALONE["Sequence-bert-clean-then-lower"])
+    assert [s.unicode for s in steps] == [U(clean_text=True, lowercase=True)]
 
 
 def test_plans_name_what_runs():

@@ -1,4 +1,4 @@
-"""Truncation and padding (tagpipe/postprocess.py) against the oracle.
+"""Truncation and padding (tagpipe/plan/post_processors.py) against the oracle.
 
 A small byte-level BPE (fast to load: the test loads one per combination) gets a TemplateProcessing that adds special tokens (so the limit is
 ``max_length - n_added``) and every combination of truncation and padding settings, written

@@ -14,7 +14,7 @@ MARK = "\u2581".encode()
 
 def assert_replaces(data: bytes, from_byte: int, to: bytes, kernel: str):
     want = data.replace(bytes([from_byte]), to)
-    got = _core.replace_byte(data, from_byte, to, kernel=kernel)
+    got = _core.testing.replace_byte(data, from_byte, to, kernel=kernel)
     if got != want:
         i = next((k for k in range(min(len(got), len(want))) if got[k] != want[k]), min(len(got), len(want)))
         pytest.fail(f"[{kernel}] {len(data)} bytes, {from_byte:#x} -> {to!r}: output differs at byte {i} "
@@ -64,8 +64,8 @@ def test_hypothesis(kernel, data, from_byte, to):
 
 def test_bad_arguments():
     with pytest.raises(ValueError, match="byte value"):
-        _core.replace_byte(b"a b", 256, b"_")
+        _core.testing.replace_byte(b"a b", 256, b"_")
     with pytest.raises(ValueError, match="0 to 4 bytes"):
-        _core.replace_byte(b"a b", 32, b"12345")
+        _core.testing.replace_byte(b"a b", 32, b"12345")
     with pytest.raises(ValueError, match="unknown kernel"):
-        _core.replace_byte(b"a b", 32, b"_", kernel="nope")
+        _core.testing.replace_byte(b"a b", 32, b"_", kernel="nope")

@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 from tagpipe import spec  # noqa: E402
+from tagpipe.spec._base import _regex_error  # noqa: E402
 PARSE = {"pre_tokenizer": spec.parse_pre_tokenizer, "normalizer": spec.parse_normalizer}
 REJECTED = object()
 
@@ -389,11 +390,11 @@ def test_models_hold_explicit_modern_fields():
 
 def test_without_the_oracle_regexes_are_left_to_the_native_side(monkeypatch):
     monkeypatch.setitem(sys.modules, "tokenizers", None)  # makes `import tokenizers` fail
-    spec._regex_error.cache_clear()
+    _regex_error.cache_clear()
     try:
         split = spec.parse_pre_tokenizer(_with(SP, pattern={"Regex": "(no oracle"}))
     finally:
-        spec._regex_error.cache_clear()
+        _regex_error.cache_clear()
     assert split.pattern.to_json() == {"Regex": "(no oracle"}
 
 

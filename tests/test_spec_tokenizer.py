@@ -702,7 +702,7 @@ def test_deep_nesting_is_a_clear_error():
     assert "more than 127 levels" in info.value.message and "line 1 column" in info.value.message
     with pytest.raises(spec.TokenizerJsonError):  # also from an already parsed object
         spec.parse_tokenizer({"model": json.loads(nest(500))})
-    from tagpipe.spec_model import _scan  # a RecursionError not due to the text is re-raised
+    from tagpipe.spec._json_text import _scan  # a RecursionError not due to the text is re-raised
     assert _scan('{"model": ' + nest(126) + "}", max_depth=spec.MAX_DEPTH) == (None, "")
     assert _scan('{"model": ' + nest(127) + "}", max_depth=spec.MAX_DEPTH)[1] == (
         "model" + "[0]" * 126)
@@ -802,7 +802,7 @@ def test_oracle_aborts_where_we_report(tmp_path):
 
 
 def test_either_import_order(tmp_path):
-    code = ("import tagpipe.spec_model as m, tagpipe.spec as s; "
+    code = ("import tagpipe.spec.document as m, tagpipe.spec as s; "
             "assert s.parse_tokenizer is m.parse_tokenizer and 'TokenizerSpec' in s.__all__")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60, cwd=tmp_path)
 

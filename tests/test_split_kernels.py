@@ -34,7 +34,7 @@ def spec(data: bytes, after):
 
 
 def assert_masks(data: bytes, after, kernel: str):
-    got = _core.mark_masks(data, MARK, after, kernel=kernel)
+    got = _core.testing.mark_masks(data, MARK, after, kernel=kernel)
     want = spec(data, after)
     for q, (g, w) in enumerate(zip(got, want)):
         assert g == w, f"[{kernel}] block {q} of {len(data)} bytes (after={after!r}): {g} != {w}"
@@ -73,7 +73,7 @@ def test_corpora_as_metaspace_writes_them(kernel, corpus):
 # -- the find kernel (the added-token splitter's search for its tokens' first bytes) -------
 
 def assert_found(data: bytes, byte_set: bytes, kernel: str):
-    got = _core.find_bytes(data, byte_set, kernel=kernel)
+    got = _core.testing.find_bytes(data, byte_set, kernel=kernel)
     padded = data + bytes(64)
     want = [sum(1 << k for k in range(64) if padded[q + k] in byte_set) for q in range(0, len(data), 64)]
     assert got == want, f"[{kernel}] {len(data)} bytes, set {byte_set!r}"

@@ -432,7 +432,7 @@ class ScriptsStage final : public Stage {
 };
 
 // MetaspaceRuns: a cut before each run of the mark (never inside a run: the vocabulary
-// has pieces of several marks), on a piece nothing else cuts.  tagpipe/metaspace.py proves
+// has pieces of several marks), on a piece nothing else cuts.  tagpipe/plan/metaspace.py proves
 // at load that such a cut cannot change an id: no vocabulary piece holds a mark after
 // another character -- except the `guards`, and a cut one of them could span is skipped:
 // a guard g spans the cut at p if g occurs in the text at p - k for a k where g has a
@@ -441,9 +441,9 @@ class ScriptsStage final : public Stage {
 // that no vocabulary piece has side by side (the proof is the same: a merge across the cut
 // would build such a piece):
 // "word.\n\nThe" is then "word." "\n\n" "The" -- shorter pieces, far more cache hits.
-class MarkRunsStage final : public Stage {
+class MetaspaceRunsStage final : public Stage {
  public:
-  MarkRunsStage(std::string mark, const std::vector<std::string>& guards, const std::string& pairs)
+  MetaspaceRunsStage(std::string mark, const std::vector<std::string>& guards, const std::string& pairs)
       : mark_(std::move(mark)) {
     if (mark_.empty() || mark_.size() > 4) throw std::invalid_argument("MetaspaceRuns needs a one-character mark");
     // (Not between two ASCII letters: the proof allows few such cuts -- 103 of English's
@@ -665,8 +665,8 @@ std::unique_ptr<Stage> make_stage(const StageSpec& s) {
       return std::make_unique<FixedLengthStage>(s.length);
     case K::Scripts:
       return std::make_unique<ScriptsStage>();
-    case K::MarkRuns:
-      return std::make_unique<MarkRunsStage>(s.literal, s.guards, s.pairs);
+    case K::MetaspaceRuns:
+      return std::make_unique<MetaspaceRunsStage>(s.literal, s.guards, s.pairs);
   }
   throw std::invalid_argument("unknown stage kind");
 }

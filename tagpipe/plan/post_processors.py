@@ -1,5 +1,7 @@
-"""Truncation and padding, as tokenizers' ``TokenizerImpl::post_process`` and ``encode_batch``
-do them to the ids (tokenizers/src/utils/truncation.rs, padding.rs, tokenizer/encoding.rs).
+"""The ``post_processor`` section -> the special-token ids around one sequence; and the
+``truncation`` and ``padding`` sections -> `PostProcess`, applied to the native ids as
+tokenizers' ``TokenizerImpl::post_process`` and ``encode_batch`` do them
+(tokenizers/src/utils/truncation.rs, padding.rs, tokenizer/encoding.rs).
 
 The native encoder returns ``prefix + body + suffix``: the post-processor's special tokens
 (``n_added = len(prefix) + len(suffix)``, what ``PostProcessor::added_tokens(false)`` counts)
@@ -25,7 +27,43 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tagpipe.plan import Plan, Step
+from tagpipe import spec
+from tagpipe.plan.steps import Plan
+
+# -- the post-processor's special tokens -------------------------------------------------------
+
+
+def special_ids(node: Optional[spec.PostProcessor], path: str, plan: Plan) -> tuple[list[int], list[int]]:
+    """The special-token ids the post-processor puts before and after one sequence."""
+    if node is None or isinstance(node, spec.ByteLevelPreTokenizer):
+        return [], []
+    if isinstance(node, (spec.BertProcessing, spec.RobertaProcessing)):
+        return [node.cls[1]], [node.sep[1]]
+    if isinstance(node, spec.TemplateProcessing):
+        before: list[int] = []
+        after: list[int] = []
+        seen = False
+        for piece in node.single:
+            if piece.kind == "Sequence":
+                seen = True
+            elif piece.id not in node.special_tokens:
+                plan.add(path, "TemplateProcessing", False, f"the single template's special token {piece.id!r} "
+                         "is not in special_tokens (the oracle panics when it adds special tokens)")
+                return [], []
+            else:
+                (after if seen else before).extend(node.special_tokens[piece.id].ids)
+        return before, after
+    if isinstance(node, spec.ProcessorSequence):
+        before, after = [], []
+        for i, child in enumerate(node.processors):
+            b, a = special_ids(child, f"{path}.processors[{i}]", plan)
+            before, after = b + before, after + a
+        return before, after
+    plan.add(path, node.type, False, f"no native {node.type} post-processor yet")
+    return [], []
+
+
+# -- truncation and padding ----------------------------------------------------------------------
 
 _MAX_PAD = 1 << 32  # a padded length beyond this is refused, not allocated
 
@@ -132,28 +170,26 @@ class PostProcess:
         return out, new_offsets
 
 
-def plan_post_process(canon: dict[str, Any], prefix_ids: list[int], suffix_ids: list[int],
-                      plan: Plan) -> PostProcess:
-    """The truncation and padding sections of a canonical tokenizer.json, with their explain() lines."""
+def plan_post_process(truncation: Optional[spec.Truncation], padding: Optional[spec.Padding],
+                      prefix_ids: list[int], suffix_ids: list[int], plan: Plan) -> PostProcess:
+    """The truncation and padding sections, with their explain() lines."""
     kw: dict[str, Any] = {"n_prefix": len(prefix_ids), "n_suffix": len(suffix_ids)}
-    trunc = canon.get("truncation")
+    trunc = truncation
     if trunc is not None:
-        kw.update(max_length=trunc["max_length"], stride=trunc["stride"],
-                  only_second=trunc["strategy"] == "OnlySecond", cut_left=trunc["direction"] == "Left")
+        kw.update(max_length=trunc.max_length, stride=trunc.stride, only_second=trunc.strategy == "OnlySecond",
+                  cut_left=trunc.direction == "Left")
         how = "on the native ids, before the special tokens"
         if kw["only_second"]:
             how += " (a text that needs it is the oracle's error: delegated to raise it)"
-        elif trunc["direction"] == "Right":
+        elif trunc.direction == "Right":
             how += " (the model stops once the kept ids are known, unless a later piece could be an error)"
-        plan.steps.append(Step("truncation", f"{trunc['strategy']}(max_length={trunc['max_length']}, "
-                               f"stride={trunc['stride']}, {trunc['direction']})", True, how))
-    pad = canon.get("padding")
+        plan.add("truncation", f"{trunc.strategy}(max_length={trunc.max_length}, stride={trunc.stride}, "
+                               f"{trunc.direction})", True, how)
+    pad = padding
     if pad is not None:
-        strategy = pad["strategy"]
-        fixed = strategy["Fixed"] if isinstance(strategy, dict) else None
-        kw.update(pad_fixed=fixed, pad_multiple=pad.get("pad_to_multiple_of"), pad_id=pad["pad_id"],
-                  pad_left=pad["direction"] == "Left")
+        fixed = pad.strategy.length if isinstance(pad.strategy, spec.FixedPadding) else None
+        kw.update(pad_fixed=fixed, pad_multiple=pad.pad_to_multiple_of, pad_id=pad.pad_id,
+                  pad_left=pad.direction == "Left")
         what = f"Fixed({fixed})" if fixed is not None else "BatchLongest"
-        plan.steps.append(Step("padding", f"{what}, {pad['direction']}, pad_id={pad['pad_id']}", True,
-                               "on the native ids"))
+        plan.add("padding", f"{what}, {pad.direction}, pad_id={pad.pad_id}", True, "on the native ids")
     return PostProcess(**kw)
