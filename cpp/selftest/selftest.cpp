@@ -38,6 +38,9 @@ namespace {
 
 int g_passed = 0, g_failed = 0;
 
+// The scalar kernel: the specification every other one is checked against.
+const kernels::Kernel& scalar() { return *kernels::find("scalar"); }
+
 void append_utf8(std::vector<uint8_t>& out, uint32_t cp) {
   if (cp < 0x80) {
     out.push_back(uint8_t(cp));
@@ -60,7 +63,7 @@ void append_utf8(std::vector<uint8_t>& out, uint32_t cp) {
 bool same(const kernels::Kernel& k, const Alphabet& a, const uint8_t* in, size_t n, std::string* why) {
   std::vector<uint8_t> t0(n + 1, 0xEE), t1(n + 1, 0xEE);
   std::vector<uint64_t> s0(start_words(n) + 1, 0xDEAD), s1(start_words(n) + 1, 0xDEAD);
-  scalar::classify(in, n, a, t0.data(), s0.data());
+  scalar().classify(in, n, a, t0.data(), s0.data());
   k.classify(in, n, a, t1.data(), s1.data());
   for (size_t i = 0; i <= n; i++) {
     if (t0[i] != t1[i]) {
@@ -177,7 +180,7 @@ void check_kernel(const kernels::Kernel& k, const Alphabet& a, bool quick) {
 std::vector<uint8_t> padded_tags(const std::vector<uint8_t>& text, const Alphabet& a) {
   std::vector<uint8_t> tags(text.size() + 64 + 80, 0);
   std::vector<uint64_t> starts(start_words(text.size()) + 1);
-  scalar::classify(text.data(), text.size(), a, tags.data() + 64, starts.data());
+  scalar().classify(text.data(), text.size(), a, tags.data() + 64, starts.data());
   return tags;
 }
 
@@ -220,7 +223,7 @@ void check_runs_kernels(const kernels::Kernel& k, bool quick) {
         if (tags[64 + b] == 0) continue;
         const uint32_t e = b + 1 + uint32_t(rng() % (text.size() - b));
         c.cases++;
-        const size_t n0 = scalar::boundaries(tags.data() + 64, b, e, remap, want.data());
+        const size_t n0 = scalar().boundaries(tags.data() + 64, b, e, remap, want.data());
         const size_t n1 = k.boundaries(tags.data() + 64, b, e, remap, got.data());
         if (c.ok && (n0 != n1 || !std::equal(want.begin(), want.begin() + n0, got.begin()))) {
           c.ok = false;
@@ -245,7 +248,7 @@ void check_window_kernel(const kernels::Kernel& k, bool quick) {
     for (uint32_t q = b; q < e; q += 64) {
       Window w0, w1;
       c.cases++;
-      scalar::window(tags.data() + 64, q, b, e, remap, w0);
+      scalar().window(tags.data() + 64, q, b, e, remap, w0);
       k.window(tags.data() + 64, q, b, e, remap, w1);
       if (c.ok && std::memcmp(&w0, &w1, sizeof(Window)) != 0) {
         c.ok = false;
@@ -268,7 +271,7 @@ void check_replace_kernel(const kernels::Kernel& k, bool quick) {
     if (spec.size < 4) spec.word &= (uint32_t(1) << (8 * spec.size)) - 1;  // (zero above size)
     std::vector<uint8_t> out0(in.size() * 4 + kReplaceSlack, 0xEE), out1 = out0;
     c.cases++;
-    const size_t n0 = size_t(scalar::replace_byte(in.data(), in.size(), spec, out0.data()) - out0.data());
+    const size_t n0 = size_t(scalar().replace_byte(in.data(), in.size(), spec, out0.data()) - out0.data());
     const size_t n1 = size_t(k.replace_byte(in.data(), in.size(), spec, out1.data()) - out1.data());
     if (c.ok && (n0 != n1 || std::memcmp(out0.data(), out1.data(), n0) != 0)) {
       c.ok = false;
@@ -308,7 +311,7 @@ void check_transcode_kernel(const kernels::Kernel& k, bool quick) {
       append_utf8(expect, cp);
     }
     std::vector<uint8_t> out0(utf8_bound(cps.size(), width) + kTranscodeSlack, 0xEE), out1 = out0;
-    const uint8_t* e0 = scalar::transcode(in, cps.size(), width, out0.data());
+    const uint8_t* e0 = scalar().transcode(in, cps.size(), width, out0.data());
     const uint8_t* e1 = k.transcode(in, cps.size(), width, out1.data());
     c.cases++;
     const uint8_t* o0 = out0.data();
@@ -345,7 +348,7 @@ void check_marks_kernel(const kernels::Kernel& k, bool quick) {
     }
     const uint8_t* t = buf.data() + 3 + rng() % 16;
     const uint8_t* after = rng() % 4 == 0 ? nullptr : afters[rng() % 3];
-    const MarkMasks want = scalar::marks(t, mark, after), got = k.marks(t, mark, after);
+    const MarkMasks want = scalar().marks(t, mark, after), got = k.marks(t, mark, after);
     c.cases++;
     if (c.ok && (want.runs != got.runs || want.pairs != got.pairs || want.after != got.after)) {
       c.ok = false;
@@ -369,7 +372,7 @@ void check_find_kernel(const kernels::Kernel& k, bool quick) {
     std::vector<uint8_t> buf(64 + 16);
     for (uint8_t& b : buf) b = rng() % 4 == 0 ? set[rng() % kFindBytes] : uint8_t(rng());
     const uint8_t* t = buf.data() + rng() % 16;
-    const uint64_t want = scalar::find_bytes(t, set), got = k.find_bytes(t, set);
+    const uint64_t want = scalar().find_bytes(t, set), got = k.find_bytes(t, set);
     c.cases++;
     if (c.ok && want != got) {
       c.ok = false;

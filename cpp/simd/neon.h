@@ -1,6 +1,6 @@
 // simd8x64 / u32v over AArch64 NEON (ASIMD, always present): four 16-byte registers per
 // chunk, tbl lookups, scalar-load "gathers".
-// Included by classify_neon.cpp before classify_generic.h.
+// Included by arch/neon.cpp before the generic kernels (ASIMD needs no target region).
 #pragma once
 #include <arm_neon.h>
 

@@ -1,5 +1,5 @@
 // simd8x64 / u32v over SSE4.2 (with SSSE3 pshufb): four 16-byte registers per chunk.
-// Included inside the sse42 target region, before classify_generic.h.
+// Included by arch/sse42.cpp inside its target region, before the generic kernels.
 #pragma once
 #include <immintrin.h>
 

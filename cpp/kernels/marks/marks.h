@@ -21,20 +21,4 @@ constexpr int kAfterBytes = 4;
 
 using MarksFn = MarkMasks (*)(const uint8_t* t, const uint8_t* mark, const uint8_t* after);
 
-namespace scalar {
-MarkMasks marks(const uint8_t* t, const uint8_t* mark, const uint8_t* after);
-}
-namespace sse42 {
-MarkMasks marks(const uint8_t* t, const uint8_t* mark, const uint8_t* after);
-}
-namespace avx2 {
-MarkMasks marks(const uint8_t* t, const uint8_t* mark, const uint8_t* after);
-}
-namespace avx512 {
-MarkMasks marks(const uint8_t* t, const uint8_t* mark, const uint8_t* after);
-}
-namespace neon {
-MarkMasks marks(const uint8_t* t, const uint8_t* mark, const uint8_t* after);
-}
-
 }  // namespace tagpipe

@@ -1,5 +1,5 @@
 // The replace algorithm, written once for every SIMD architecture (see replace.h).
-// Included by replace_<arch>.cpp after simd/<arch>.h, with TAGPIPE_ARCH set.
+// Included by arch/<isa>.cpp after simd/<isa>.h, with TAGPIPE_ARCH set to the ISA.
 //
 // Eight input bytes at a time: one compare gives the mask of `from` bytes, and the mask
 // picks a precomputed shuffle that spreads the eight bytes out and puts the replacement in

@@ -44,13 +44,9 @@ struct TranscodeShuffles {
 };
 const TranscodeShuffles& transcode_shuffles();  // built at first use
 
+// The specification (transcode_scalar.h), declared here because the SIMD kernels finish
+// with it the units too few for a step.
 namespace scalar {
-uint8_t* transcode(const void* s, size_t n, unsigned width, uint8_t* d);
-}
-namespace sse42 {  // (also the avx2 and avx512 kernels')
-uint8_t* transcode(const void* s, size_t n, unsigned width, uint8_t* d);
-}
-namespace neon {
 uint8_t* transcode(const void* s, size_t n, unsigned width, uint8_t* d);
 }
 

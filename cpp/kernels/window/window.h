@@ -22,20 +22,4 @@ struct Window {
 
 using WindowFn = void (*)(const uint8_t* tags, uint32_t q, uint32_t b, uint32_t e, const uint8_t* remap, Window& w);
 
-namespace scalar {
-void window(const uint8_t* tags, uint32_t q, uint32_t b, uint32_t e, const uint8_t* remap, Window& w);
-}
-namespace sse42 {
-void window(const uint8_t* tags, uint32_t q, uint32_t b, uint32_t e, const uint8_t* remap, Window& w);
-}
-namespace avx2 {
-void window(const uint8_t* tags, uint32_t q, uint32_t b, uint32_t e, const uint8_t* remap, Window& w);
-}
-namespace avx512 {
-void window(const uint8_t* tags, uint32_t q, uint32_t b, uint32_t e, const uint8_t* remap, Window& w);
-}
-namespace neon {
-void window(const uint8_t* tags, uint32_t q, uint32_t b, uint32_t e, const uint8_t* remap, Window& w);
-}
-
 }  // namespace tagpipe

@@ -1,0 +1,33 @@
+// The sse42 kernels: every family's generic algorithm over simd/sse42.h, compiled once
+// inside the sse42 target region.
+#include "common/target.h"
+
+#if TAGPIPE_X86_64
+#include <cstring>
+
+#include "arch/sse42.h"
+#include "dispatch/cpu.h"
+#include "kernels/kernels.h"
+
+TAGPIPE_TARGET_REGION_BEGIN(TAGPIPE_TARGET_SSE42)
+#include "simd/sse42.h"
+#define TAGPIPE_ARCH sse42
+#include "kernels/boundaries/boundaries_generic.h"
+#include "kernels/classify/classify_generic.h"
+#include "kernels/find/find_generic.h"
+#include "kernels/marks/marks_generic.h"
+#include "kernels/replace/replace_generic.h"
+#include "kernels/transcode/transcode_generic.h"
+#include "kernels/window/window_generic.h"
+#undef TAGPIPE_ARCH
+TAGPIPE_TARGET_REGION_END
+
+namespace tagpipe::sse42 {
+
+// (extern: a namespace-scope const would be internal; the registry, dispatch/kernels.cpp, reads it)
+extern const kernels::Kernel kKernel = {
+    "sse42", [] { return cpu::features().sse42; }, classify, boundaries, window, replace_byte, marks, find_bytes,
+    transcode};
+
+}  // namespace tagpipe::sse42
+#endif
