@@ -25,8 +25,16 @@ namespace tagpipe::avx2 {
 
 // (extern: a namespace-scope const would be internal; the registry, dispatch/kernels.cpp, reads it)
 extern const kernels::Kernel kKernel = {
-    "avx2", [] { return cpu::features().avx2; }, classify, boundaries, window, sse42::replace_byte, marks, find_bytes,
-    sse42::transcode};
+    "avx2",                               // name
+    [] { return cpu::features().avx2; },  // whether this CPU runs it
+    classify,
+    boundaries,
+    window,
+    sse42::replace_byte,  // (arch/sse42.h)
+    marks,
+    find_bytes,
+    sse42::transcode,  // (arch/sse42.h)
+};
 
 }  // namespace tagpipe::avx2
 #endif

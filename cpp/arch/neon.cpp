@@ -23,8 +23,16 @@ namespace tagpipe::neon {
 
 // (extern: a namespace-scope const would be internal; the registry, dispatch/kernels.cpp, reads it)
 extern const kernels::Kernel kKernel = {
-    "neon", [] { return cpu::features().neon; }, classify, boundaries, window, replace_byte, marks, find_bytes,
-    transcode};
+    "neon",                               // name
+    [] { return cpu::features().neon; },  // whether this CPU runs it
+    classify,
+    boundaries,
+    window,
+    replace_byte,
+    marks,
+    find_bytes,
+    transcode,
+};
 
 }  // namespace tagpipe::neon
 #endif

@@ -26,8 +26,16 @@ namespace tagpipe::sse42 {
 
 // (extern: a namespace-scope const would be internal; the registry, dispatch/kernels.cpp, reads it)
 extern const kernels::Kernel kKernel = {
-    "sse42", [] { return cpu::features().sse42; }, classify, boundaries, window, replace_byte, marks, find_bytes,
-    transcode};
+    "sse42",                               // name
+    [] { return cpu::features().sse42; },  // whether this CPU runs it
+    classify,
+    boundaries,
+    window,
+    replace_byte,
+    marks,
+    find_bytes,
+    transcode,
+};
 
 }  // namespace tagpipe::sse42
 #endif

@@ -43,14 +43,14 @@ std::string names(const std::vector<const Kernel*>& ks) {
 
 const std::vector<Kernel>& compiled() {
   static const std::vector<Kernel> ks = {
-      scalar::kKernel,
+    scalar::kKernel,
 #if TAGPIPE_X86_64
-      sse42::kKernel,
-      avx2::kKernel,
-      avx512::kKernel,
+    sse42::kKernel,
+    avx2::kKernel,
+    avx512::kKernel,
 #endif
 #if TAGPIPE_AARCH64
-      neon::kKernel,
+    neon::kKernel,
 #endif
   };
   return ks;
@@ -86,8 +86,8 @@ void set_active(std::string_view name) {
     throw std::invalid_argument("unknown kernel '" + std::string(name) + "'; this build has: " + names(all));
   }
   if (!k->supported())
-    throw std::invalid_argument("kernel '" + std::string(name) + "' cannot run on this CPU; available: " +
-                                names(available()));
+    throw std::invalid_argument("kernel '" + std::string(name) +
+                                "' cannot run on this CPU; available: " + names(available()));
   g_active.store(k, std::memory_order_release);
 }
 

@@ -5,6 +5,13 @@
 // wrappers (<family>_generic.h).  One file per instruction set, cpp/arch/<isa>.cpp,
 // compiles every family for it and defines that instruction set's Kernel; the registry
 // (dispatch/kernels.h) lists them and picks the one this CPU runs best.
+//
+// Adding an instruction set: simd/<isa>.h (the wrapper types the generic algorithms use),
+// arch/<isa>.cpp (a copy of a sibling: its target string from common/target.h, its simd
+// header, its Kernel), its CPU check (dispatch/cpu.{h,cpp}), one line in the registry
+// (dispatch/kernels.cpp) and one in cpp/sources.txt.  Nothing in the families changes.
+// Adding a family: kernels/<family>/, a field here, a line in each arch/<isa>.cpp, and
+// its check in cpp/selftest/.
 #pragma once
 
 #include "kernels/boundaries/boundaries.h"
@@ -18,7 +25,7 @@
 namespace tagpipe::kernels {
 
 struct Kernel {
-  const char* name;  // "scalar", "sse42", "avx2", "avx512", "neon"
+  const char* name;     // "scalar", "sse42", "avx2", "avx512", "neon"
   bool (*supported)();  // whether this CPU (and OS) runs it (dispatch/cpu.h)
   ClassifyFn classify;
   BoundariesFn boundaries;

@@ -11,8 +11,7 @@ ReplaceShuffles build(unsigned size) {
     for (unsigned i = 0; i < 8; i++) {
       if ((m >> i) & 1)
         for (unsigned j = 0; j < size; j++) t.index[m][k++] = uint8_t(8 + j);
-      else
-        t.index[m][k++] = uint8_t(i);
+      else t.index[m][k++] = uint8_t(i);
     }
     t.length[m] = uint8_t(k);
     for (; k < 32; k++) t.index[m][k] = 0x80;
