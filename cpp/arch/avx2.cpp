@@ -10,7 +10,8 @@
 #include "dispatch/cpu.h"
 #include "kernels/kernels.h"
 
-TAGPIPE_TARGET_REGION_BEGIN(TAGPIPE_TARGET_AVX2)
+// The instructions the region may use: what dispatch/cpu.cpp checks for avx2.
+TAGPIPE_TARGET_REGION_BEGIN("avx2,bmi,bmi2,popcnt,lzcnt")
 #include "simd/avx2.h"
 #define TAGPIPE_ARCH avx2
 #include "kernels/boundaries/boundaries_generic.h"

@@ -10,7 +10,8 @@
 #include "dispatch/cpu.h"
 #include "kernels/kernels.h"
 
-TAGPIPE_TARGET_REGION_BEGIN(TAGPIPE_TARGET_AVX512)
+// The instructions the region may use: what dispatch/cpu.cpp checks for avx512.
+TAGPIPE_TARGET_REGION_BEGIN("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,avx2,bmi,bmi2,popcnt,lzcnt")
 #include "simd/avx512.h"
 #define TAGPIPE_ARCH avx512
 #include "kernels/boundaries/boundaries_generic.h"

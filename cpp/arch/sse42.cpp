@@ -9,7 +9,8 @@
 #include "dispatch/cpu.h"
 #include "kernels/kernels.h"
 
-TAGPIPE_TARGET_REGION_BEGIN(TAGPIPE_TARGET_SSE42)
+// The instructions the region may use: what dispatch/cpu.cpp checks for sse42.
+TAGPIPE_TARGET_REGION_BEGIN("sse4.2,ssse3,popcnt")
 #include "simd/sse42.h"
 #define TAGPIPE_ARCH sse42
 #include "kernels/boundaries/boundaries_generic.h"

@@ -7,8 +7,8 @@
 // (dispatch/kernels.h) lists them and picks the one this CPU runs best.
 //
 // Adding an instruction set: simd/<isa>.h (the wrapper types the generic algorithms use),
-// arch/<isa>.cpp (a copy of a sibling: its target string from common/target.h, its simd
-// header, its Kernel), its CPU check (dispatch/cpu.{h,cpp}), one line in the registry
+// arch/<isa>.cpp (after a sibling: its target region's instructions, its simd header, its
+// Kernel), its CPU check (dispatch/cpu.{h,cpp}), one line in the registry
 // (dispatch/kernels.cpp) and one in cpp/sources.txt.  Nothing in the families changes.
 // Adding a family: kernels/<family>/, a field here, a line in each arch/<isa>.cpp, and
 // its check in cpp/selftest/.
