@@ -165,7 +165,7 @@ struct u32v {
   }
 };
 
-// One 16-byte register for the replace kernel (replace/replace_generic.h).
+// One 16-byte register for the replace kernel (kernels/replace/replace_generic.h).
 struct Bytes16 {
   __m128i v;
   static TAGPIPE_ALWAYS_INLINE Bytes16 halves(uint64_t lo, uint64_t hi) {

@@ -1,4 +1,4 @@
-// The block test of MetaspaceRuns (pretok/pipeline.cpp, MarkRunsStage): which of 64
+// The block test of MetaspaceRuns (pretokenize/pipeline.cpp, MarkRunsStage): which of 64
 // positions may take a cut, as two masks the stage then narrows down.
 //
 // For the positions k = 0..63 of the bytes at t (t[-3..65] readable), bit k of

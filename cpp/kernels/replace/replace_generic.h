@@ -8,7 +8,7 @@
 // bytes defeats prediction.  The last 1-7 bytes the same way when eight bytes are readable
 // there (the mask cut to them, the bytes after them left in the output's slack), else
 // through the scalar kernel.  (gemma-3 normalizes each line apart -- its '\n' is an added
-// token -- and the scalar tail was a sixth of the stage.)
+// token -- so a text is mostly tails.)
 // No include guard: one copy per architecture namespace.
 #include <cstring>
 
