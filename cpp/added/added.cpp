@@ -107,7 +107,7 @@ void Splitter::split(const uint8_t* s, uint32_t n, std::vector<Segment>& out) co
     } else if (!first_byte_[s[i]]) {
       // Text between added tokens is most of the input: 64 bytes a step with the find
       // kernel when a few bytes start the tokens (gemma-3: five, '\n' among them), else
-      // eight bytes per branch (a branch per byte cost a nanosecond a byte).
+      // eight bytes per branch (not a branch per byte).
       uint64_t hits = 0;
       if (find_first_)
         for (; i + 64 <= n && !(hits = find(s + i, first_bytes_)); i += 64) {

@@ -111,7 +111,7 @@ struct Source {
   pretok::Origin at(uint32_t i) const;
 };
 
-// The per-character passes (unicode.cpp, precompiled_step.cpp).  Each writes the new
+// The per-character passes (unicode.cpp, precompiled.cpp).  Each writes the new
 // content to `dst` (and, with need_origin, one origin per byte to `org`); false: delegate.
 bool unicode_pass(const UnicodeOptions& opt, const CharMap& chars, const Source& src, bool need_origin, std::string& dst,
                   std::vector<pretok::Origin>& org, Scratch& sc);

@@ -210,6 +210,12 @@ std::shared_ptr<const CharMap> char_map(const UnicodeOptions& opt) {
   return map;
 }
 
+// Characters no stage changes are copied in runs (`run`: where the current one began); an
+// ASCII or two-byte character takes one lookup in the CharMap; any other that some stage
+// changes goes through clean_text (its filter first: NUL, U+FFFD and is_control -- the
+// oracle's is_other but \t \n \r --, then is_whitespace to ' '), the spaces around a CJK
+// ideograph (aligned to it; written at once when nothing else changes it) and the
+// Decomposer.  (One function: split into helpers, GCC compiled the loop differently.)
 bool unicode_pass(const UnicodeOptions& opt, const CharMap& map, const Source& src, bool need_origin,
                   std::string& dst, std::vector<Origin>& org, Scratch& sc) {
   dst.reserve(src.n + src.n / 4 + 16);
@@ -219,7 +225,6 @@ bool unicode_pass(const UnicodeOptions& opt, const CharMap& map, const Source& s
   if (!map.modelled) return false;
   const int16_t* ascii = map.ascii;
   const uint32_t touch = touched_flags(opt);
-  // Characters no stage changes are copied in runs: `run` is where the current one began.
   uint32_t run = 0;
   auto copy_run = [&](uint32_t end) {
     dst.append(reinterpret_cast<const char*>(src.s + run), end - run);
@@ -273,22 +278,18 @@ bool unicode_pass(const UnicodeOptions& opt, const CharMap& map, const Source& s
     copy_run(i), run = i + len;
     const Origin o = need_origin ? src.at(i) : Origin{0, 0};
     if (opt.chinese && (rec.flags & T::kChinese) && d.idle() && untouched(opt, rec, touch & ~T::kChinese)) {
-      // An ideograph nothing else changes: ' ', c, ' ' straight out.
       dst.push_back(' ');
       dst.append(reinterpret_cast<const char*>(src.s + i), len);
       dst.push_back(' ');
       if (need_origin) org.insert(org.end(), len + 2, o);
       continue;
     }
-    if (opt.clean_text) {
-      // do_clean_text: filter out NUL, U+FFFD and is_control (unicode_categories is_other
-      // except \t \n \r), then map is_whitespace to ' ' -- the filter first.
+    if (opt.clean_text) {  // do_clean_text
       const uint32_t f = props(cp).flags;
       if (f & T::kCleanRemove) continue;
       if (f & T::kCleanSpace) cp = ' ';
     }
-    if (opt.chinese && (props(cp).flags & T::kChinese)) {
-      // do_handle_chinese_chars: ' ', c, ' ' (all aligned to c)
+    if (opt.chinese && (props(cp).flags & T::kChinese)) {  // do_handle_chinese_chars
       d.feed(' ', o), d.feed(cp, o), d.feed(' ', o);
       continue;
     }

@@ -105,7 +105,7 @@ class PreTokenizer {
   void run(const Text& input, uint32_t origin_base, PreTokenized& out, Scratch& scratch) const;
   // The same for several inputs at once: `initial` (non-empty, ascending, apart) are the
   // pieces of `input` to split -- each as if it were an input of its own, since every stage
-  // runs on one piece at a time (pretok/text.h) -- and the pieces stay in input's
+  // runs on one piece at a time (pretokenize/text.h) -- and the pieces stay in input's
   // coordinates.  Only without needs_origin() ("a piece at offset 0" would be the first one
   // here) and rewrites() (throws std::logic_error).
   void run(const Text& input, const std::vector<Piece>& initial, PreTokenized& out, Scratch& scratch) const;

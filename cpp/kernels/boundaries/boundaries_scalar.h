@@ -1,4 +1,5 @@
 // The scalar boundaries kernel: the specification the SIMD ones are checked against.
+// Included once, by arch/scalar.cpp (no include guard).
 #include "kernels/boundaries/boundaries.h"
 
 namespace tagpipe::scalar {

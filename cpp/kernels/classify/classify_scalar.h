@@ -1,5 +1,6 @@
 // The scalar kernel: the specification every other kernel is checked against.
 // Plain on purpose -- one character at a time, no tricks.
+// Included once, by arch/scalar.cpp (no include guard).
 #include <cstring>
 
 #include "kernels/classify/classify.h"

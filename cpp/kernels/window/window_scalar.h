@@ -1,4 +1,5 @@
 // The scalar window kernel: the specification the SIMD ones are checked against.
+// Included once, by arch/scalar.cpp (no include guard).
 #include "kernels/window/window.h"
 
 namespace tagpipe::scalar {

@@ -1,4 +1,5 @@
 // The scalar marks kernel: the specification the SIMD ones are checked against.
+// Included once, by arch/scalar.cpp (no include guard).
 #include "kernels/marks/marks.h"
 
 namespace tagpipe::scalar {

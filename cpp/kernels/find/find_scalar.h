@@ -1,4 +1,5 @@
 // The scalar find kernel: the specification the SIMD ones are checked against.
+// Included once, by arch/scalar.cpp (no include guard).
 #include "kernels/find/find.h"
 
 namespace tagpipe::scalar {

@@ -1,27 +1,7 @@
-// The scalar replace kernel: the specification the SIMD ones are checked against; and the
-// SIMD kernels' shuffle tables.
-#include <cstring>
-
+// The SIMD replace kernels' shuffle tables (replace.h), one per replacement length.
 #include "kernels/replace/replace.h"
 
 namespace tagpipe {
-
-namespace scalar {
-
-uint8_t* replace_byte(const uint8_t* s, size_t n, const ReplaceSpec& r, uint8_t* d) {
-  for (size_t i = 0; i < n; i++) {
-    if (s[i] == r.from) {
-      std::memcpy(d, &r.word, r.size);  // (little-endian: the first byte is the low one)
-      d += r.size;
-    } else {
-      *d++ = s[i];
-    }
-  }
-  return d;
-}
-
-}  // namespace scalar
-
 namespace {
 
 ReplaceShuffles build(unsigned size) {
@@ -31,8 +11,7 @@ ReplaceShuffles build(unsigned size) {
     for (unsigned i = 0; i < 8; i++) {
       if ((m >> i) & 1)
         for (unsigned j = 0; j < size; j++) t.index[m][k++] = uint8_t(8 + j);
-      else
-        t.index[m][k++] = uint8_t(i);
+      else t.index[m][k++] = uint8_t(i);
     }
     t.length[m] = uint8_t(k);
     for (; k < 32; k++) t.index[m][k] = 0x80;
