@@ -28,6 +28,7 @@ One stage at a time (in this process)
 Reports go to bench/results/<name>.md (--no-write: print only).  The user-facing
 `tagpipe bench` (tagpipe.cli.bench) is the small version of `encode` for anyone's own text.
 """
+
 import os
 
 # numpy's OpenBLAS starts a thread per core, which busy-waits for a while after work it is

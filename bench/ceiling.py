@@ -22,6 +22,7 @@ documents: the engines in rotating order each encode it once (timed: "fresh") an
 again (timed: "seen").  The "seen" call measures memoisation on purpose -- it is the
 ceiling, not a throughput claim.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,9 +43,9 @@ def measure(engines, docs, rounds: int, round_docs: int, warm_docs: int = 10):
         e.run(docs[:warm_docs])
     speeds, failures = {}, []
     for r in range(rounds):
-        slice_ = docs[warm_docs + r * per_round: warm_docs + (r + 1) * per_round]
+        slice_ = docs[warm_docs + r * per_round : warm_docs + (r + 1) * per_round]
         nbytes = sum(len(d.encode("utf-8")) for d in slice_)
-        for e in engines[r % len(engines):] + engines[:r % len(engines)]:
+        for e in engines[r % len(engines) :] + engines[: r % len(engines)]:
             for mode in ("fresh", "seen"):
                 out, ns = e.run(slice_)
                 problem = e.verify(slice_, out)
@@ -56,12 +57,16 @@ def measure(engines, docs, rounds: int, round_docs: int, warm_docs: int = 10):
 
 def section(model: str, rows: dict, status: dict, note: str, peers) -> str:
     med = {k: statistics.median(v) for k, v in rows.items() if v}
-    head = ("| corpus | tagpipe fresh | tagpipe seen | best peer fresh | its seen | "
-            "tagpipe fresh / best peer | **tagpipe seen / best peer** | tagpipe seen / fresh |")
+    head = (
+        "| corpus | tagpipe fresh | tagpipe seen | best peer fresh | its seen | "
+        "tagpipe fresh / best peer | **tagpipe seen / best peer** | tagpipe seen / fresh |"
+    )
     lines = [f"### {model}", "", "MB/s, one thread (median of the rounds):", "", head, "|" + "---|" * 8]
     for corpus in dict.fromkeys(c for c, _, _ in rows):
+
         def m(engine, mode):
             return med.get((corpus, engine, mode))
+
         tf, ts = m("tagpipe 1t", "fresh"), m("tagpipe 1t", "seen")
         timed = [(m(p + " 1t", "fresh"), p) for p in peers if m(p + " 1t", "fresh")]
         if tf is None or not timed:
@@ -69,8 +74,10 @@ def section(model: str, rows: dict, status: dict, note: str, peers) -> str:
             continue
         best, name = max(timed)
         bs = m(name + " 1t", "seen")
-        lines.append(f"| {corpus} | {tf:.1f} | {ts:.1f} | {best:.1f} ({name}) | {bs:.1f} | "
-                     f"{tf / best:.2f}× | **{ts / best:.2f}×** | {ts / tf:.2f}× |")
+        lines.append(
+            f"| {corpus} | {tf:.1f} | {ts:.1f} | {best:.1f} ({name}) | {bs:.1f} | "
+            f"{tf / best:.2f}× | **{ts / best:.2f}×** | {ts / tf:.2f}× |"
+        )
     lines += ["", f"- add_special_tokens: {note}."]
     lines += [f"- {name}: {why}" for name, why in status.items()]
     lines += ["", "Per-round MB/s in round order:", ""]
@@ -80,8 +87,9 @@ def section(model: str, rows: dict, status: dict, note: str, peers) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.ceiling", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.ceiling", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--models", nargs="*", default=["gpt2", "llama3", "gpt-4o", "llama2", "mistral-7b-v0.1", "gemma3"])
     ap.add_argument("--corpora", nargs="*", default=harness.CORPORA)
     ap.add_argument("--engines", nargs="*", default=KINDS, choices=KINDS)
@@ -114,12 +122,15 @@ def main(argv=None) -> int:
         ok &= not any(s.startswith("error") for s in run.status.values())
         parts.append(section(model, rows, run.status, note, [k for k in args.engines if k in PEERS]))
         print(parts[-1] + "\n")
-    body = (f"Engines: {encode.versions(args.engines)}; tagpipe kernel {harness.kernel()}; {args.rounds} "
-            f"rounds of up to {args.round_docs} documents; one thread.  Load average when the run started: {load} on "
-            f"{os.cpu_count()} cores.\n\n" + "\n\n".join(parts))
+    body = (
+        f"Engines: {encode.versions(args.engines)}; tagpipe kernel {harness.kernel()}; {args.rounds} "
+        f"rounds of up to {args.round_docs} documents; one thread.  Load average when the run started: {load} on "
+        f"{os.cpu_count()} cores.\n\n" + "\n\n".join(parts)
+    )
     if not args.no_write:
-        out = harness.write_report(args.out, "Ceiling: fresh text against text already seen",
-                                   harness.command("ceiling", argv), body)
+        out = harness.write_report(
+            args.out, "Ceiling: fresh text against text already seen", harness.command("ceiling", argv), body
+        )
         print(f"wrote {out}")
     return 0 if ok else 1
 

@@ -6,6 +6,7 @@ Each kernel is timed natively (bench/native.py, time_classify: only the kernel c
 10 kB documents, one reused output buffer) on fresh slices, kernels interleaved, and
 every timed slice's tag stream is compared with the scalar kernel's.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,16 +35,19 @@ def engine(kernel: str, alphabet: str) -> harness.Engine:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.classify", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.classify", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--alphabet", default="regex", choices=sorted(tagpipe.alphabets()))
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--corpora", nargs="*", default=harness.CORPORA)
     ap.add_argument("--no-write", action="store_true", help="do not write bench/results/")
     args = ap.parse_args(argv)
     kernels = tagpipe.kernels().available
-    print(f"classify, alphabet {args.alphabet}, kernels {', '.join(kernels)} (active: {harness.kernel()}); "
-          "MB/s per round:")
+    print(
+        f"classify, alphabet {args.alphabet}, kernels {', '.join(kernels)} (active: {harness.kernel()}); "
+        "MB/s per round:"
+    )
     cells = harness.measure([engine(k, args.alphabet) for k in kernels], args.corpora, rounds=args.rounds)
     body = harness.table(cells, unit="GB/s", scale=1e-3, baseline="scalar", digits=2)
     print("\n" + body)

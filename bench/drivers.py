@@ -37,6 +37,7 @@ post-processor's tokens (BOS, [CLS] ...); "always" ones always do -- splintr 0.2
 template on every call (llama2's BOS, BERT's [CLS]/[SEP]).  `choose_special` picks one setting
 every selected engine can run; `cannot_run` names the others (reported as n/a).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -50,9 +51,19 @@ import numpy as np
 
 from tagpipe.pretokenizer import BYTE_CHARS
 
-SPECIAL = {"tagpipe": "both", "tagpipe-wholespan": "both", "tokenizers": "both", "gigatoken": "never",
-           "fastokens": "both", "snaptokens": "both", "splintr": "always", "tuetoken": "never",
-           "toktok": "never", "nanotoken": "both", "tiktoken": "never"}
+SPECIAL = {
+    "tagpipe": "both",
+    "tagpipe-wholespan": "both",
+    "tokenizers": "both",
+    "gigatoken": "never",
+    "fastokens": "both",
+    "snaptokens": "both",
+    "splintr": "always",
+    "tuetoken": "never",
+    "toktok": "never",
+    "nanotoken": "both",
+    "tiktoken": "never",
+}
 DISTRIBUTIONS = {"splintr": "splintr-rs", "toktok": "toktok-rs", "tagpipe-wholespan": "tagpipe"}
 
 
@@ -147,13 +158,13 @@ class TagpipeDriver(Driver):
 
     def run(self, docs, clock):
         with clock:
-            ids, offsets = self.tok.encode_batch_flat(docs, add_special_tokens=self.special,
-                                                      num_threads=self.threads)
+            ids, offsets = self.tok.encode_batch_flat(docs, add_special_tokens=self.special, num_threads=self.threads)
         return np.asarray(ids, dtype=np.uint32), np.asarray(offsets, dtype=np.int64)
 
 
 class WholeSpanDriver(TagpipeDriver):
     """tagpipe with MetaspaceRuns off: the same BPE and cache, only the splitter swapped."""
+
     OPTIONS = {"metaspace_runs": False}
 
 
@@ -233,8 +244,7 @@ class SplintrDriver(Driver):
 
     def run(self, docs, clock):
         if self.threads == 1:
-            return self.per_document(self.tok.encode_flat, docs, clock,
-                                     lambda b: np.frombuffer(b, dtype=np.uint32))
+            return self.per_document(self.tok.encode_flat, docs, clock, lambda b: np.frombuffer(b, dtype=np.uint32))
         with clock:
             ids, offsets = self.tok.encode_batch_flat(docs)
         return from_bytes(ids, offsets)
@@ -286,9 +296,11 @@ class ToktokDriver(Driver):
         specials = {t["content"]: t["id"] for t in spec.get("added_tokens") or []}
         ranks = {i: b for b, i in byte_level_ranks(spec, specials).items()}
         top = max(list(ranks) + list(specials.values()), default=-1)
-        if (top != self.enc.max_token_value or dict(self.enc.special_tokens()) != specials
-                or any(self.enc.decode_single_token_bytes(i) != ranks[i] for i in range(0, len(ranks), 997)
-                       if i in ranks)):
+        if (
+            top != self.enc.max_token_value
+            or dict(self.enc.special_tokens()) != specials
+            or any(self.enc.decode_single_token_bytes(i) != ranks[i] for i in range(0, len(ranks), 997) if i in ranks)
+        ):
             raise Skip("n/a (serves only its bundled o200k_base; this is another vocabulary)")
         self.threads = threads
 
@@ -320,14 +332,23 @@ def _split_pattern(spec: dict) -> str:
     """The one regex of a byte-level pre-tokenizer, as tiktoken applies it, or Skip."""
     pre = spec.get("pre_tokenizer") or {}
     steps = pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
-    if (len(steps) == 1 and steps[0].get("type") == "ByteLevel" and steps[0].get("use_regex", True)
-            and not steps[0].get("add_prefix_space")):
+    if (
+        len(steps) == 1
+        and steps[0].get("type") == "ByteLevel"
+        and steps[0].get("use_regex", True)
+        and not steps[0].get("add_prefix_space")
+    ):
         return GPT2_SPLIT
-    if (len(steps) == 2 and steps[0].get("type") == "Split" and "Regex" in (steps[0].get("pattern") or {})
-            # tiktoken keeps the matches of its regex and drops the text between them
-            and (steps[0].get("behavior"), bool(steps[0].get("invert"))) in {("Isolated", False), ("Removed", True)}
-            and steps[1].get("type") == "ByteLevel" and not steps[1].get("use_regex", True)
-            and not steps[1].get("add_prefix_space")):
+    if (
+        len(steps) == 2
+        and steps[0].get("type") == "Split"
+        and "Regex" in (steps[0].get("pattern") or {})
+        # tiktoken keeps the matches of its regex and drops the text between them
+        and (steps[0].get("behavior"), bool(steps[0].get("invert"))) in {("Isolated", False), ("Removed", True)}
+        and steps[1].get("type") == "ByteLevel"
+        and not steps[1].get("use_regex", True)
+        and not steps[1].get("add_prefix_space")
+    ):
         return steps[0]["pattern"]["Regex"]
     raise Skip("n/a (the pre-tokenizer is not one regex + byte-level)")
 
@@ -353,9 +374,14 @@ def tiktoken_encoding(path: str):
     tiktoken = _import("tiktoken")
     spec = json.loads(Path(path).read_text(encoding="utf-8"))
     model = spec.get("model") or {}
-    if (model.get("type", "BPE") != "BPE" or spec.get("normalizer") or model.get("byte_fallback")
-            or model.get("dropout") or model.get("continuing_subword_prefix")
-            or model.get("end_of_word_suffix")):
+    if (
+        model.get("type", "BPE") != "BPE"
+        or spec.get("normalizer")
+        or model.get("byte_fallback")
+        or model.get("dropout")
+        or model.get("continuing_subword_prefix")
+        or model.get("end_of_word_suffix")
+    ):
         raise Skip("n/a (not a plain byte-level BPE without normalizer)")
     pattern = _split_pattern(spec)
     added = spec.get("added_tokens") or []
@@ -366,8 +392,9 @@ def tiktoken_encoding(path: str):
     ranks = byte_level_ranks(spec, specials)
     _merges_in_id_order(model)
     try:
-        return tiktoken.Encoding(f"tagpipe-bench:{path}", pat_str=pattern, mergeable_ranks=ranks,
-                                 special_tokens=specials)
+        return tiktoken.Encoding(
+            f"tagpipe-bench:{path}", pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials
+        )
     except Exception as e:  # noqa: BLE001
         raise _cannot_load(e) from None
 
@@ -392,10 +419,19 @@ class TiktokenDriver(Driver):
         return flat(out)
 
 
-DRIVERS = {"tagpipe": TagpipeDriver, "tagpipe-wholespan": WholeSpanDriver, "tokenizers": TokenizersDriver,
-           "gigatoken": GigatokenDriver, "fastokens": FastokensDriver, "snaptokens": SnaptokensDriver,
-           "splintr": SplintrDriver, "tuetoken": TuetokenDriver, "toktok": ToktokDriver,
-           "nanotoken": NanotokenDriver, "tiktoken": TiktokenDriver}
+DRIVERS = {
+    "tagpipe": TagpipeDriver,
+    "tagpipe-wholespan": WholeSpanDriver,
+    "tokenizers": TokenizersDriver,
+    "gigatoken": GigatokenDriver,
+    "fastokens": FastokensDriver,
+    "snaptokens": SnaptokensDriver,
+    "splintr": SplintrDriver,
+    "tuetoken": TuetokenDriver,
+    "toktok": ToktokDriver,
+    "nanotoken": NanotokenDriver,
+    "tiktoken": TiktokenDriver,
+}
 ENGINES = list(DRIVERS)
 PEERS = ["gigatoken", "fastokens", "snaptokens", "splintr", "tuetoken", "toktok", "nanotoken"]  # exact, PEERS.md
 

@@ -44,6 +44,7 @@ Verification (untimed): every engine's ids for every timed document are compared
 ids of tokenizers 0.23.3 run in this (parent) process with the same add_special_tokens; a
 mismatch marks the cell ✗ and is logged with the first differing position.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -86,6 +87,7 @@ def special_for(path: str, kinds, setting: str = "auto") -> tuple[harness.Refere
 
 def _engine(name: str, threads: int, worker: Worker, ref: harness.Reference, run: Run) -> harness.Engine:
     """A harness.Engine whose calls go to `worker`, every output checked against `ref`."""
+
     def call(docs):
         reply = worker.call("run", name, docs)
         if reply[0] != "ok":
@@ -107,8 +109,16 @@ def _engine(name: str, threads: int, worker: Worker, ref: harness.Reference, run
     return harness.Engine(name, call, verify)
 
 
-def model_engines(path: str, kinds: list[str], thread_counts: list[int], workers: dict,
-                  ref: harness.Reference, special: bool, adds: bool, run: Run) -> list[harness.Engine]:
+def model_engines(
+    path: str,
+    kinds: list[str],
+    thread_counts: list[int],
+    workers: dict,
+    ref: harness.Reference,
+    special: bool,
+    adds: bool,
+    run: Run,
+) -> list[harness.Engine]:
     """harness.Engines for every (kind, thread count) that loads, each in a worker process of
     its own (added to `workers`: the caller closes them, `close`); the others go to
     run.status.  The workers load at the same time."""
@@ -180,8 +190,9 @@ class Table:
 
     def ratio(self, corpus, threads, tokens):
         ours = self.value(label("tagpipe", threads), corpus, tokens)[0]
-        peers = [(self.value(label(k, threads), corpus, tokens)[0], k) for k in self.kinds
-                 if not k.startswith("tagpipe")]
+        peers = [
+            (self.value(label(k, threads), corpus, tokens)[0], k) for k in self.kinds if not k.startswith("tagpipe")
+        ]
         peers = [(v, k) for v, k in peers if v == v]
         if ours != ours or not peers:
             return "—"
@@ -200,8 +211,7 @@ class Table:
             head += [f"tagpipe / best peer {t}t" for t in thread_counts]
         if "tagpipe" in kinds and "tagpipe-wholespan" in kinds:
             head += [f"tagpipe / whole-span {t}t" for t in thread_counts]
-        lines = ["M tokens/s:" if tokens else "MB/s:", "",
-                 "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines = ["M tokens/s:" if tokens else "MB/s:", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for corpus in corpora:
             row = [corpus] + [self.value(label(k, t), corpus, tokens)[1] for t in thread_counts for k in kinds]
             if "tagpipe" in kinds:
@@ -220,18 +230,24 @@ def _notes(run: Run, special: bool, note: str, busy: str) -> str:
     if run.threads:
         # (a pool of one thread is how the rayon engines run one thread: more is a warning)
         grew = [n for n, (before, most) in run.threads.items() if n.endswith(" 1t") and most > before + 1]
-        notes.append("Threads of each worker process, before loading its engine -> at most after its runs: "
-                     + ", ".join(f"{n} {b} -> {m}" for n, (b, m) in run.threads.items())
-                     + (f" ⚠ {', '.join(grew)} started more than one thread" if grew else "") + ".")
+        notes.append(
+            "Threads of each worker process, before loading its engine -> at most after its runs: "
+            + ", ".join(f"{n} {b} -> {m}" for n, (b, m) in run.threads.items())
+            + (f" ⚠ {', '.join(grew)} started more than one thread" if grew else "")
+            + "."
+        )
     if run.status:
         notes.append("Not timed: " + "; ".join(f"{n}: {s}" for n, s in run.status.items()) + ".")
     return "\n".join(f"- {n}" for n in notes)
 
 
 def _rounds(table: Table, corpora, kinds, thread_counts) -> str:
-    lines = ["Per-round MB/s in round order (with --repeat, one run's rounds after the other's); "
-             "cores = median CPU time / wall time of the timed calls "
-             f"(⚠ when a one-thread engine exceeds {CPU_FLAG}):", ""]
+    lines = [
+        "Per-round MB/s in round order (with --repeat, one run's rounds after the other's); "
+        "cores = median CPU time / wall time of the timed calls "
+        f"(⚠ when a one-thread engine exceeds {CPU_FLAG}):",
+        "",
+    ]
     for corpus in corpora:
         for t in thread_counts:
             for k in kinds:
@@ -242,17 +258,23 @@ def _rounds(table: Table, corpora, kinds, thread_counts) -> str:
                 rows = table.run.rows.get((name, corpus), [])
                 cpu = statistics.median(r[2] for r in rows) if rows else float("nan")
                 flag = " ⚠" if t == 1 and cpu > CPU_FLAG else ""
-                lines.append(f"- {corpus} / {name}: " + ", ".join(fmt(x) for x in c.rounds)
-                             + f"; cores {cpu:.2f}{flag}" + ("" if c.verified else "; NOT VERIFIED"))
+                lines.append(
+                    f"- {corpus} / {name}: "
+                    + ", ".join(fmt(x) for x in c.rounds)
+                    + f"; cores {cpu:.2f}{flag}"
+                    + ("" if c.verified else "; NOT VERIFIED")
+                )
     return "\n".join(lines)
 
 
-def report(model: str, corpora, kinds, thread_counts, cells, run: Run, special: bool, note: str,
-           busy: str) -> str:
+def report(model: str, corpora, kinds, thread_counts, cells, run: Run, special: bool, note: str, busy: str) -> str:
     """One model's section: MB/s and M tokens/s tables (engines that ran for no thread count
     left out), the notes, the per-round figures."""
-    timed = [k for k in kinds if any(label(k, t) not in run.status or
-                                     any(c.engine == label(k, t) for c in cells) for t in thread_counts)]
+    timed = [
+        k
+        for k in kinds
+        if any(label(k, t) not in run.status or any(c.engine == label(k, t) for c in cells) for t in thread_counts)
+    ]
     table = Table(cells, run, timed)
     parts = [table.markdown(corpora, thread_counts, tokens) for tokens in (False, True)]
     parts += [_notes(run, special, note, busy), _rounds(table, corpora, timed, thread_counts)]
@@ -277,12 +299,15 @@ def breakdown(model: str, path: str, corpora, special: bool) -> str:
     if first.metaspace_runs:
         variants.append(("tagpipe-wholespan", {"metaspace_runs": False}))
     cols = ("normalize", "split", "model", "total", "miss rate", "ns/miss")
-    lines = ["Stage breakdown, ns/byte, one thread (normalize / split = added tokens + pre-tokenizer "
-             "/ model = cache + model (BPE, WordPiece, ...); the share of pieces that went to the model "
-             "(missed the word cache and its seed) and the time one miss took), warmed on one slice and "
-             "profiled on the next:", "",
-             "| corpus | " + " | ".join(f"{name} {st}" for name, _ in variants for st in cols) + " |",
-             "|" + "---|" * (1 + len(cols) * len(variants))]
+    lines = [
+        "Stage breakdown, ns/byte, one thread (normalize / split = added tokens + pre-tokenizer "
+        "/ model = cache + model (BPE, WordPiece, ...); the share of pieces that went to the model "
+        "(missed the word cache and its seed) and the time one miss took), warmed on one slice and "
+        "profiled on the next:",
+        "",
+        "| corpus | " + " | ".join(f"{name} {st}" for name, _ in variants for st in cols) + " |",
+        "|" + "---|" * (1 + len(cols) * len(variants)),
+    ]
     for corpus in corpora:
         docs = harness.documents(corpus)
         row = [corpus]
@@ -291,8 +316,11 @@ def breakdown(model: str, path: str, corpora, special: bool) -> str:
             tok.encode_batch_flat(docs[:10], add_special_tokens=special, num_threads=1)
             ns = tok.profile(docs[10:70], add_special_tokens=special)
             stages = [ns[k] for k in ("normalize", "split", "model")]
-            row += [f"{v:.2f}" for v in stages] + [f"{sum(stages):.2f}", f"{ns['miss_rate']:.1%}",
-                                                   f"{ns['ns_per_miss']:.0f}"]
+            row += [f"{v:.2f}" for v in stages] + [
+                f"{sum(stages):.2f}",
+                f"{ns['miss_rate']:.1%}",
+                f"{ns['ns_per_miss']:.0f}",
+            ]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
@@ -300,11 +328,16 @@ def breakdown(model: str, path: str, corpora, special: bool) -> str:
 def header(kinds, rounds: int, threads: int, load: str, repeat: int = 1) -> str:
     """The line above the model sections: engine versions, tagpipe's kernel, rounds, threads,
     load."""
-    runs = (f" in each of {repeat} runs (new worker processes each; a cell is the median of all "
-            f"{rounds * repeat})") if repeat > 1 else ""
-    return (f"Engines: {versions(kinds)}; tagpipe kernel {harness.kernel()}; {rounds} rounds{runs}; "
-            f"{threads} threads for the all-cores columns.  Load average when the run started: {load} on "
-            f"{os.cpu_count()} cores.")
+    runs = (
+        (f" in each of {repeat} runs (new worker processes each; a cell is the median of all {rounds * repeat})")
+        if repeat > 1
+        else ""
+    )
+    return (
+        f"Engines: {versions(kinds)}; tagpipe kernel {harness.kernel()}; {rounds} rounds{runs}; "
+        f"{threads} threads for the all-cores columns.  Load average when the run started: {load} on "
+        f"{os.cpu_count()} cores."
+    )
 
 
 def _measure(path, kinds, thread_counts, corpora, rounds, round_docs, ref, add, adds, run, merged) -> float:
@@ -325,8 +358,17 @@ def _measure(path, kinds, thread_counts, corpora, rounds, round_docs, ref, add, 
         close(workers)
 
 
-def run_models(models, corpora, kinds, thread_counts, rounds: int, round_docs: int,
-               special: str = "auto", with_breakdown: bool = False, repeat: int = 1):
+def run_models(
+    models,
+    corpora,
+    kinds,
+    thread_counts,
+    rounds: int,
+    round_docs: int,
+    special: str = "auto",
+    with_breakdown: bool = False,
+    repeat: int = 1,
+):
     """Measure every model (two worker processes each), printing as it goes; `repeat` times,
     each with new worker processes (the engines loaded and warmed again, so every round is
     still fresh text to the engine that runs it), every cell's rounds pooled.  Returns (the
@@ -341,11 +383,13 @@ def run_models(models, corpora, kinds, thread_counts, rounds: int, round_docs: i
         for rep in range(repeat):
             if repeat > 1:
                 print(f"  run {rep + 1} of {repeat}: new worker processes, every engine loaded and warmed again")
-            busy = max(busy, _measure(path, kinds, thread_counts, corpora, rounds, round_docs, ref, add, adds,
-                                      run, merged))
+            busy = max(
+                busy, _measure(path, kinds, thread_counts, corpora, rounds, round_docs, ref, add, adds, run, merged)
+            )
         cells = list(merged.values())
-        note_busy = (f"other processes kept {busy:.2f} of {os.cpu_count()} cores busy during this "
-                     f"model's run" + (" -- the N-thread columns are not trustworthy" if busy > 0.25 else ""))
+        note_busy = f"other processes kept {busy:.2f} of {os.cpu_count()} cores busy during this model's run" + (
+            " -- the N-thread columns are not trustworthy" if busy > 0.25 else ""
+        )
         print(f"  {note_busy}")
         ok &= all(c.verified for c in cells) and not any(s.startswith("error") for s in run.status.values())
         parts.append(report(model, corpora, kinds, thread_counts, cells, run, add, note, note_busy))
@@ -357,25 +401,42 @@ def run_models(models, corpora, kinds, thread_counts, rounds: int, round_docs: i
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.encode", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.encode", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--models", nargs="*", default=["gpt2", "llama3", "gpt-4o"])
     ap.add_argument("--corpora", nargs="*", default=harness.CORPORA)
-    ap.add_argument("--engines", nargs="*", default=DEFAULT_ENGINES, choices=ENGINES,
-                    help="tagpipe-wholespan: tagpipe with MetaspaceRuns off (not by default)")
+    ap.add_argument(
+        "--engines",
+        nargs="*",
+        default=DEFAULT_ENGINES,
+        choices=ENGINES,
+        help="tagpipe-wholespan: tagpipe with MetaspaceRuns off (not by default)",
+    )
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--repeat", type=int, default=1,
-                    help="run everything this many times, each with new worker processes, and pool "
-                         "the rounds (a cell's median is then over rounds x repeat fresh rounds)")
-    ap.add_argument("--round-docs", type=int, default=60,
-                    help="documents per round, at most (default 60, ~600 kB)")
-    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
-                    help="threads for the all-cores columns (default: every core)")
-    ap.add_argument("--special", choices=["auto", "true", "false"], default="auto",
-                    help="add_special_tokens (auto: True unless that is not the same work for "
-                         "every engine; see above)")
-    ap.add_argument("--breakdown", action="store_true",
-                    help="add tagpipe's per-stage ns/byte (Tokenizer.profile) under each model")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="run everything this many times, each with new worker processes, and pool "
+        "the rounds (a cell's median is then over rounds x repeat fresh rounds)",
+    )
+    ap.add_argument("--round-docs", type=int, default=60, help="documents per round, at most (default 60, ~600 kB)")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="threads for the all-cores columns (default: every core)",
+    )
+    ap.add_argument(
+        "--special",
+        choices=["auto", "true", "false"],
+        default="auto",
+        help="add_special_tokens (auto: True unless that is not the same work for every engine; see above)",
+    )
+    ap.add_argument(
+        "--breakdown", action="store_true", help="add tagpipe's per-stage ns/byte (Tokenizer.profile) under each model"
+    )
     ap.add_argument("--out", default="encode", help="the report's name: bench/results/<out>.md")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args(argv)
@@ -388,11 +449,24 @@ def main(argv=None) -> int:
     print(f"load average before the run: {load} on {os.cpu_count()} cores")
     top = header(kinds, args.rounds, args.threads, load, args.repeat)
     print(top)
-    sections, _, ok = run_models(args.models, args.corpora, kinds, thread_counts, args.rounds,
-                                 args.round_docs, args.special, args.breakdown, args.repeat)
+    sections, _, ok = run_models(
+        args.models,
+        args.corpora,
+        kinds,
+        thread_counts,
+        args.rounds,
+        args.round_docs,
+        args.special,
+        args.breakdown,
+        args.repeat,
+    )
     if not args.no_write:
-        out = harness.write_report(args.out, "Encode throughput: one thread and all cores",
-                                   harness.command("encode", argv), top + "\n\n" + sections)
+        out = harness.write_report(
+            args.out,
+            "Encode throughput: one thread and all cores",
+            harness.command("encode", argv),
+            top + "\n\n" + sections,
+        )
         print(f"wrote {out}")
     return 0 if ok else 1
 

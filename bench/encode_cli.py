@@ -13,6 +13,7 @@ documents, untimed):
 Writes bench/results/encode-cli.md.  The generated files live in a temporary directory and
 are removed afterwards.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -81,13 +82,14 @@ def spot_check(model: str, inputs: list[str], out: Path, split: str, n: int = 30
                 k += 1
             doc_no += len(docs)
     oracle = tokenizers.Tokenizer.from_file(model)
-    bad = [i for i in picks if ids[idx[i]:idx[i + 1]].tolist() != oracle.encode(want[i]).ids]
+    bad = [i for i in picks if ids[idx[i] : idx[i + 1]].tolist() != oracle.encode(want[i]).ids]
     return f"{len(picks)} random documents identical" if not bad else f"MISMATCH in documents {bad[:5]}"
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.encode_cli", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.encode_cli", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--model", default="gpt2", help="a tokenizer in shared/tokenizers (default gpt2)")
     ap.add_argument("--gigabytes", type=float, default=1.0)
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
@@ -110,21 +112,26 @@ def main(argv=None) -> int:
             check = spot_check(model, inputs, out, split)
             ok &= not check.startswith("MISMATCH")
             m = r["meta"]
-            rows.append(f"| {label} | {r['bytes'] / 1e6:,.0f} | {m['documents']:,} | {m['tokens']:,} | "
-                        f"{m['dtype']} | {r['seconds']:.1f} | {r['bytes'] / r['seconds'] / 1e6:.1f} | "
-                        f"{r['peak_mb']:.0f} | {check} |")
+            rows.append(
+                f"| {label} | {r['bytes'] / 1e6:,.0f} | {m['documents']:,} | {m['tokens']:,} | "
+                f"{m['dtype']} | {r['seconds']:.1f} | {r['bytes'] / r['seconds'] / 1e6:.1f} | "
+                f"{r['peak_mb']:.0f} | {check} |"
+            )
             print(rows[-1], flush=True)
             for p in tmp.glob("out*"):
                 p.unlink()
-    body = (f"`tagpipe encode` with {args.model}, {args.threads} threads; wall time of the whole "
-            "command (start-up, tokenizer load, reading, encoding, writing); peak memory = the "
-            "process's maximum resident set.\n\n"
-            "| input | MB | documents | tokens | dtype | seconds | MB/s | peak RSS (MB) | ids |\n"
-            "|---|---|---|---|---|---|---|---|---|\n" + "\n".join(rows))
+    body = (
+        f"`tagpipe encode` with {args.model}, {args.threads} threads; wall time of the whole "
+        "command (start-up, tokenizer load, reading, encoding, writing); peak memory = the "
+        "process's maximum resident set.\n\n"
+        "| input | MB | documents | tokens | dtype | seconds | MB/s | peak RSS (MB) | ids |\n"
+        "|---|---|---|---|---|---|---|---|---|\n" + "\n".join(rows)
+    )
     print(body)
     if not args.no_write:
-        out = harness.write_report("encode-cli", "tagpipe encode: whole corpora, streaming",
-                                   harness.command("encode_cli", argv), body)
+        out = harness.write_report(
+            "encode-cli", "tagpipe encode: whole corpora, streaming", harness.command("encode_cli", argv), body
+        )
         print(f"wrote {out}")
     return 0 if ok else 1
 

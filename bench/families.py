@@ -28,6 +28,7 @@ against tokenizers 0.23.3.  Post-processors that add [CLS]/[SEP] or </s> cannot 
 gigatoken, so those models run with add_special_tokens=False on every engine (printed under
 each table).  Target (issue 8): tagpipe >= 10x the oracle on one thread for the BERT family.
 """
+
 import json
 import os
 import sys
@@ -54,10 +55,16 @@ def stripped_shared(real: Path, into: Path, sections=("normalizer", "truncation"
 
 
 VARIANTS = {  # flag: (report name, title, sections set to null)
-    "--stripped": ("families-stripped", "WordPiece / WordLevel / Unigram families, stripped variants "
-                   "(no normalizer, truncation, padding)", ("normalizer", "truncation", "padding")),
-    "--no-cut": ("families-nocut", "WordPiece / WordLevel / Unigram families without truncation and padding",
-                 ("truncation", "padding")),
+    "--stripped": (
+        "families-stripped",
+        "WordPiece / WordLevel / Unigram families, stripped variants (no normalizer, truncation, padding)",
+        ("normalizer", "truncation", "padding"),
+    ),
+    "--no-cut": (
+        "families-nocut",
+        "WordPiece / WordLevel / Unigram families without truncation and padding",
+        ("truncation", "padding"),
+    ),
 }
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ tagpipe's stage breakdown (Tokenizer.profile: normalize / split / model ns per b
 machine and versions.  The plot: one panel per thread count, a group of bars per corpus,
 median per engine with the slowest and fastest round as error bars, log y.
 """
+
 import sys
 
 from bench import reference

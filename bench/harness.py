@@ -13,6 +13,7 @@ Rules it enforces (DESIGN.md §5, "Speed is measured, not asserted"):
   * the machine, the versions, tagpipe's active kernel and the load are recorded, and the
     result is a markdown table (`write_report`: bench/results/<name>.md).
 """
+
 from __future__ import annotations
 
 import datetime
@@ -68,6 +69,7 @@ class Engine:
 def per_call(fn: Callable[[str], Any]) -> Callable[[list[str]], tuple[None, int]]:
     """An Engine.run that calls fn on each document and times only those calls (for the
     oracle's Python entry points: normalize_str, pre_tokenize_str)."""
+
     def run(docs: list[str]) -> tuple[None, int]:
         t = 0
         for d in docs:
@@ -75,6 +77,7 @@ def per_call(fn: Callable[[str], Any]) -> Callable[[list[str]], tuple[None, int]
             fn(d)
             t += time.perf_counter_ns() - t0
         return None, t
+
     return run
 
 
@@ -94,7 +97,7 @@ class Cell:
 def _round(engines: Sequence[Engine], row: dict, slice_: list[str], r: int, corpus: str, log) -> None:
     """One round: every engine once on `slice_`, in an order rotated by `r`, each verified."""
     nbytes = sum(len(d.encode("utf-8")) for d in slice_)
-    for e in list(engines[r % len(engines):]) + list(engines[:r % len(engines)]):
+    for e in list(engines[r % len(engines) :]) + list(engines[: r % len(engines)]):
         out, ns = e.run(slice_)
         cell = row[e.name]
         cell.rounds.append(nbytes / ns * 1e3)  # bytes/ns * 1e3 = MB/s
@@ -105,9 +108,17 @@ def _round(engines: Sequence[Engine], row: dict, slice_: list[str], r: int, corp
                 log(f"  VERIFY FAILED {e.name} / {corpus} round {r}: {problem}")
 
 
-def measure(engines: Sequence[Engine], corpora: Sequence[str] = CORPORA, *, rounds: int = 5,
-            warm_docs: int = 10, doc_size: int = 10_000, max_round_docs: int = 60,
-            log=print, documents_of: Optional[Callable[[str, int], list[str]]] = None) -> list[Cell]:
+def measure(
+    engines: Sequence[Engine],
+    corpora: Sequence[str] = CORPORA,
+    *,
+    rounds: int = 5,
+    warm_docs: int = 10,
+    doc_size: int = 10_000,
+    max_round_docs: int = 60,
+    log=print,
+    documents_of: Optional[Callable[[str, int], list[str]]] = None,
+) -> list[Cell]:
     """Warm every engine on the first `warm_docs` documents of each corpus, then run
     `rounds` rounds, each on its own fresh slice of documents, engines interleaved.
     `documents_of(corpus, doc_size)` gives a corpus's documents (default: `documents`)."""
@@ -121,17 +132,21 @@ def measure(engines: Sequence[Engine], corpora: Sequence[str] = CORPORA, *, roun
             e.run(docs[:warm_docs])
         row = {e.name: Cell(e.name, corpus) for e in engines}
         for r in range(rounds):
-            _round(engines, row, docs[warm_docs + r * per_round: warm_docs + (r + 1) * per_round], r, corpus, log)
+            _round(engines, row, docs[warm_docs + r * per_round : warm_docs + (r + 1) * per_round], r, corpus, log)
         for e in engines:
             c = row[e.name]
-            log(f"  {corpus:<13} {e.name:<22} " + " ".join(f"{x:9.1f}" for x in c.rounds)
-                + ("" if c.verified else "  (NOT VERIFIED)"))
+            log(
+                f"  {corpus:<13} {e.name:<22} "
+                + " ".join(f"{x:9.1f}" for x in c.rounds)
+                + ("" if c.verified else "  (NOT VERIFIED)")
+            )
             cells.append(c)
     return cells
 
 
-def table(cells: list[Cell], *, unit: str = "MB/s", scale: float = 1.0, baseline: Optional[str] = None,
-          digits: int = 1) -> str:
+def table(
+    cells: list[Cell], *, unit: str = "MB/s", scale: float = 1.0, baseline: Optional[str] = None, digits: int = 1
+) -> str:
     """Markdown: one row per corpus, one column per engine (median of the rounds), then the
     ratio of each engine to `baseline` and the per-round spread."""
     engines = list(dict.fromkeys(c.engine for c in cells))
@@ -171,8 +186,10 @@ class Reference:
 
     def adds(self) -> bool:
         """Whether the post-processor adds tokens (add_special_tokens=True != False)."""
-        return self.tok.encode("Hello world", add_special_tokens=True).ids != \
-            self.tok.encode("Hello world", add_special_tokens=False).ids
+        return (
+            self.tok.encode("Hello world", add_special_tokens=True).ids
+            != self.tok.encode("Hello world", add_special_tokens=False).ids
+        )
 
     def ids(self, docs) -> list[np.ndarray]:
         todo = [d for d in docs if d not in self.cache]
@@ -187,16 +204,19 @@ class Reference:
         if len(offsets) != len(docs) + 1:
             return f"{len(offsets)} offsets for {len(docs)} documents"
         for i, e in enumerate(expected):
-            got = ids[offsets[i]:offsets[i + 1]]
+            got = ids[offsets[i] : offsets[i + 1]]
             if not np.array_equal(got, e):
                 n = min(len(got), len(e))
                 j = next((k for k in range(n) if got[k] != e[k]), n)
-                return (f"document {i}: {len(got)} ids, expected {len(e)}; first difference "
-                        f"at {j}: {got[j:j + 3].tolist()} vs {e[j:j + 3].tolist()}")
+                return (
+                    f"document {i}: {len(got)} ids, expected {len(e)}; first difference "
+                    f"at {j}: {got[j : j + 3].tolist()} vs {e[j : j + 3].tolist()}"
+                )
         return None
 
 
 # -- the machine ------------------------------------------------------------------------------
+
 
 def _jiffies(pids) -> tuple[int, int]:
     """(busy CPU ticks of the whole machine, CPU ticks of `pids`) from /proc, or (0, 0)."""
@@ -266,13 +286,25 @@ def machine() -> str:
 def _commit() -> str:
     here = Path(__file__).parent
     try:
-        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                             cwd=here).stdout.strip()
+        rev = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=here
+        ).stdout.strip()
         if not rev:
             return ""
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ":(top)",
-                                ":(top,exclude)bench/results"],  # (not the reports being written)
-                               capture_output=True, text=True, cwd=here).stdout.strip()
+        dirty = subprocess.run(
+            [
+                "git",
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ":(top)",
+                ":(top,exclude)bench/results",
+            ],  # (not the reports being written)
+            capture_output=True,
+            text=True,
+            cwd=here,
+        ).stdout.strip()
         return f"commit {rev}" + (" with uncommitted changes" if dirty else "")
     except OSError:
         return ""

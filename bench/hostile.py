@@ -10,6 +10,7 @@ previous one projects past --max-seconds.
     python -m bench.hostile                                    # gpt2 llama2 llama3 gpt-4o, 1 10 100 MB
     python -m bench.hostile --tokenizers qwen3 --sizes 1,10 --patterns no_spaces,marks
 """
+
 from __future__ import annotations
 
 import argparse
@@ -60,8 +61,9 @@ def pattern(name: str, nbytes: int) -> str:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m bench.hostile", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.hostile", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--tokenizers", default="gpt2,llama2,llama3,gpt-4o")
     ap.add_argument("--patterns", default="no_spaces,only_metaspace,marks,digits,spaces,cjk,every_scalar")
     ap.add_argument("--sizes", default="1,10,100", help="megabytes")
@@ -70,8 +72,11 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"tagpipe encode of one text on one thread; kernel {tagpipe.kernels().active}")
-    print("| tokenizer | pattern | " + " | ".join(f"{s} MB s" for s in sizes)
-          + " | growth per 10x | 1 MB ids == oracle (oracle s) |")
+    print(
+        "| tokenizer | pattern | "
+        + " | ".join(f"{s} MB s" for s in sizes)
+        + " | growth per 10x | 1 MB ids == oracle (oracle s) |"
+    )
     print("|---|---|" + "---|" * len(sizes) + "---|---|")
     for name in args.tokenizers.split(","):
         path = harness.tokenizer_path(name)

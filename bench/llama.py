@@ -32,13 +32,15 @@ model ns per byte; for llama2 also with MetaspaceRuns off) and the machine and v
 The plot: one row per model, one panel per thread count, a group of bars per corpus, median
 per engine with the slowest and fastest round as error bars, log y.
 """
+
 import sys
 
 from bench import reference
 
-MODELS = {"llama3": ["tagpipe", "tokenizers", "gigatoken", "fastokens", "snaptokens", "splintr", "tuetoken",
-                     "tiktoken"],
-          "llama2": ["tagpipe", "tagpipe-wholespan", "tokenizers", "gigatoken", "fastokens", "splintr", "tuetoken"]}
+MODELS = {
+    "llama3": ["tagpipe", "tokenizers", "gigatoken", "fastokens", "snaptokens", "splintr", "tuetoken", "tiktoken"],
+    "llama2": ["tagpipe", "tagpipe-wholespan", "tokenizers", "gigatoken", "fastokens", "splintr", "tuetoken"],
+}
 
 if __name__ == "__main__":
     sys.exit(reference.main("llama", "Llama 3 and Llama 2", MODELS, __doc__))

@@ -8,6 +8,7 @@ with N merges (and as many tokens), generated into a temporary folder first.
     python -m bench.load                                   # gpt2 llama3 gpt-4o merges:300000
     python -m bench.load --targets merges:10000000 --rounds 1
 """
+
 from __future__ import annotations
 
 import argparse
@@ -58,16 +59,18 @@ def make(n_merges: int, path: str) -> None:
 
 def run(*args: str) -> str:
     with tempfile.TemporaryDirectory() as home:  # (nothing in the child's working directory to import)
-        out = subprocess.run([sys.executable, "-m", "bench.load", *args], capture_output=True, text=True,
-                             env=python_env(), cwd=home)
+        out = subprocess.run(
+            [sys.executable, "-m", "bench.load", *args], capture_output=True, text=True, env=python_env(), cwd=home
+        )
     if out.returncode:
         sys.exit(f"python -m bench.load {' '.join(args)} failed:\n{out.stderr}")
     return out.stdout
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.load", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--targets", default="gpt2,llama3,gpt-4o,merges:300000")
     ap.add_argument("--engines", default="tagpipe,oracle")
     ap.add_argument("--rounds", type=int, default=3)
@@ -93,9 +96,12 @@ def main(argv=None) -> None:
                     results[engine].append(json.loads(run("--child", engine, path)))
             for engine, rounds in results.items():
                 seconds = [r["seconds"] for r in rounds]
-                print(f"| {target} | {engine} | {statistics.median(seconds):.2f} "
-                      f"| {max(r['peak'] for r in rounds) / MiB:.0f} | {rounds[-1]['after'] / MiB:.0f} "
-                      f"| {', '.join(f'{s:.2f}' for s in seconds)} |", flush=True)
+                print(
+                    f"| {target} | {engine} | {statistics.median(seconds):.2f} "
+                    f"| {max(r['peak'] for r in rounds) / MiB:.0f} | {rounds[-1]['after'] / MiB:.0f} "
+                    f"| {', '.join(f'{s:.2f}' for s in seconds)} |",
+                    flush=True,
+                )
     print(f"\n{harness.machine()}")
 
 

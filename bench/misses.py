@@ -21,6 +21,7 @@ all N times in new worker processes and pools the rounds.  The table gives MB/s 
 nanoseconds per word (the slice's words over the engine's time), median of the rounds, for
 tagpipe and each exact peer selected (bench/drivers.py; default: all of them).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -61,17 +62,26 @@ def section(model: str, rows: dict, per_byte: dict, status: dict, note: str, kin
     med = {k: statistics.median(v) for k, v in rows.items() if v}
     peers = [k for k in kinds if k in PEERS]
     head = ["corpus", "words/kB"] + list(kinds) + ["tagpipe / best peer"]
-    lines = [f"### {model}", "", "One thread, median of the rounds: MB/s, and ns per new word in brackets.", "",
-             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = [
+        f"### {model}",
+        "",
+        "One thread, median of the rounds: MB/s, and ns per new word in brackets.",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
     for corpus in dict.fromkeys(c for c, _ in rows):
+
         def cell(kind):
             v = med.get((corpus, kind + " 1t"))
             return "n/a" if v is None else f"{v:.1f} ({1e3 / (v * per_byte[corpus]):.0f})"
+
         ours = med.get((corpus, "tagpipe 1t"))
         timed = [(med[(corpus, p + " 1t")], p) for p in peers if (corpus, p + " 1t") in med]
         ratio = f"{ours / max(timed)[0]:.2f}× ({max(timed)[1]})" if ours and timed else "n/a"
-        lines.append(f"| {corpus} | {per_byte[corpus] * 1e3:.0f} | " + " | ".join(cell(k) for k in kinds)
-                     + f" | {ratio} |")
+        lines.append(
+            f"| {corpus} | {per_byte[corpus] * 1e3:.0f} | " + " | ".join(cell(k) for k in kinds) + f" | {ratio} |"
+        )
     lines += ["", f"- add_special_tokens: {note}."]
     lines += [f"- {name}: {why}" for name, why in status.items()]
     lines += ["", "Per-round MB/s in round order:", ""]
@@ -92,8 +102,13 @@ def _model(model: str, args, texts) -> tuple[str, bool]:
             for corpus in args.corpora if engines else []:
                 run.corpus = corpus
                 warm, docs, _ = texts[corpus]
-                cells = harness.measure(engines, [corpus], rounds=args.rounds, warm_docs=len(warm),
-                                        documents_of=lambda _c, _s, d=warm + docs: d)
+                cells = harness.measure(
+                    engines,
+                    [corpus],
+                    rounds=args.rounds,
+                    warm_docs=len(warm),
+                    documents_of=lambda _c, _s, d=warm + docs: d,
+                )
                 for c in cells:
                     rows.setdefault((corpus, c.engine), []).extend(c.rounds)
                     ok &= c.verified
@@ -104,8 +119,9 @@ def _model(model: str, args, texts) -> tuple[str, bool]:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.misses", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.misses", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--models", nargs="*", default=["gpt2", "llama3", "gpt-4o", "llama2"])
     ap.add_argument("--corpora", nargs="*", default=harness.CORPORA)
     ap.add_argument("--engines", nargs="*", default=KINDS, choices=KINDS)
@@ -126,13 +142,15 @@ def main(argv=None) -> int:
         ok &= good
         print(parts[-1] + "\n")
     sizes = ", ".join(f"{c} {sum(len(d.encode()) for d in texts[c][1]) / 1e3:.0f} kB" for c in args.corpora)
-    body = (f"Engines: {encode.versions(args.engines)}; tagpipe kernel {harness.kernel()}; {args.rounds} rounds "
-            f"per run, {args.repeat} run(s) in new worker processes, rounds pooled; one thread.  New-word text: "
-            f"{sizes}.  Load average when the run started: {load} on {os.cpu_count()} cores.\n\n"
-            + "\n\n".join(parts))
+    body = (
+        f"Engines: {encode.versions(args.engines)}; tagpipe kernel {harness.kernel()}; {args.rounds} rounds "
+        f"per run, {args.repeat} run(s) in new worker processes, rounds pooled; one thread.  New-word text: "
+        f"{sizes}.  Load average when the run started: {load} on {os.cpu_count()} cores.\n\n" + "\n\n".join(parts)
+    )
     if not args.no_write:
-        out = harness.write_report(args.out, "New words: the cache-miss path, each word once",
-                                   harness.command("misses", argv), body)
+        out = harness.write_report(
+            args.out, "New words: the cache-miss path, each word once", harness.command("misses", argv), body
+        )
         print(f"wrote {out}")
     return 0 if ok else 1
 

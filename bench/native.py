@@ -4,6 +4,7 @@ The hooks live in ``tagpipe._core.testing``; the planner's internals (how a norm
 section becomes native steps) change with tagpipe's layout.  When either moves, this file is
 what changes -- the benchmarks call these functions only.
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -10,6 +10,7 @@ timed output is verified: tagpipe's must equal the oracle's, document by documen
 document tagpipe delegates (Precompiled, when a grapheme cluster could matter) is counted
 and reported.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,13 +43,16 @@ def engines(model: str, delegated: list[int]) -> list[harness.Engine]:
                 return "output differs from the oracle"
         return None
 
-    return [harness.Engine("tagpipe", run_ours, verify_ours),
-            harness.Engine("tokenizers", harness.per_call(oracle.normalize_str))]
+    return [
+        harness.Engine("tagpipe", run_ours, verify_ours),
+        harness.Engine("tokenizers", harness.per_call(oracle.normalize_str)),
+    ]
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.normalize", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.normalize", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--models", nargs="*", default=MODELS)
     ap.add_argument("--corpora", nargs="*", default=harness.CORPORA)
     ap.add_argument("--rounds", type=int, default=5)
@@ -60,12 +64,16 @@ def main(argv=None) -> int:
         delegated = [0]
         cells = harness.measure(engines(model, delegated), args.corpora, rounds=args.rounds, max_round_docs=30)
         ok &= all(c.verified for c in cells)
-        parts.append(f"### {model}\n\n" + harness.table(cells, baseline="tokenizers")
-                     + f"\n\nDocuments delegated by tagpipe (not timed natively): {delegated[0]}")
+        parts.append(
+            f"### {model}\n\n"
+            + harness.table(cells, baseline="tokenizers")
+            + f"\n\nDocuments delegated by tagpipe (not timed natively): {delegated[0]}"
+        )
         print(parts[-1] + "\n")
     if not args.no_write:
-        path = harness.write_report("normalize", "Normalizer throughput (single thread)",
-                                    harness.command("normalize", argv), "\n\n".join(parts))
+        path = harness.write_report(
+            "normalize", "Normalizer throughput (single thread)", harness.command("normalize", argv), "\n\n".join(parts)
+        )
         print(f"wrote {path}")
     return 0 if ok else 1
 

@@ -12,6 +12,7 @@ every timed slice's output is compared with str.encode.  ASCII documents need no
 conversion: every engine skips them, and the GB/s are of the whole slice's UTF-8.  The code
 corpus is left out by default (its slices are nearly all ASCII documents).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,16 +46,16 @@ def cpython_engine() -> harness.Engine:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.transcode", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.transcode", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--corpora", nargs="*", default=[c for c in harness.CORPORA if c != "code"])
     ap.add_argument("--no-write", action="store_true", help="do not write bench/results/")
     args = ap.parse_args(argv)
     kernels = tagpipe.kernels().available
     print(f"transcode, kernels {', '.join(kernels)} and cpython; MB/s per round:")
-    cells = harness.measure([cpython_engine()] + [kernel_engine(k) for k in kernels], args.corpora,
-                            rounds=args.rounds)
+    cells = harness.measure([cpython_engine()] + [kernel_engine(k) for k in kernels], args.corpora, rounds=args.rounds)
     body = harness.table(cells, unit="GB/s", scale=1e-3, baseline="cpython", digits=2)
     print("\n" + body)
     if not args.no_write:

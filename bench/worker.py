@@ -23,6 +23,7 @@ the worker writes and frees 256 MiB (`pretouch`).
 
     python -m bench.worker      (started by `Worker`, never by hand)
 """
+
 from __future__ import annotations
 
 import os
@@ -115,8 +116,12 @@ def environment(threads: int) -> dict[str, str]:
     env = python_env()
     for var in ("FASTOKENS_INPUT_CACHE", "FASTOKENS_SEGMENT_CACHE"):  # the peers' opt-in input caches
         env.pop(var, None)
-    env.update(RAYON_NUM_THREADS=str(threads), FASTOKENS_BPE_THREADS=str(threads), TAGPIPE_DELEGATION="error",
-               OPENBLAS_NUM_THREADS="1")
+    env.update(
+        RAYON_NUM_THREADS=str(threads),
+        FASTOKENS_BPE_THREADS=str(threads),
+        TAGPIPE_DELEGATION="error",
+        OPENBLAS_NUM_THREADS="1",
+    )
     if threads == 1:
         env["TOKENIZERS_PARALLELISM"] = "false"
     else:
@@ -132,8 +137,13 @@ class Worker:
     def __init__(self, threads: int):
         self.threads = threads
         self.home = tempfile.TemporaryDirectory(prefix="tagpipe-bench-worker-")
-        self.proc = subprocess.Popen([sys.executable, "-m", "bench.worker"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, env=environment(threads), cwd=self.home.name)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bench.worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=environment(threads),
+            cwd=self.home.name,
+        )
 
     def send(self, *msg) -> None:
         try:

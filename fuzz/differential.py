@@ -16,6 +16,7 @@
 Which tokenizer an input runs on is chosen by its second byte from `TOKENIZERS`; adding a
 tokenizer (e.g. a WordPiece or Unigram one once it is native) is one line there.
 """
+
 from __future__ import annotations
 
 import json
@@ -46,20 +47,139 @@ MAX_CHARS = 4000  # longest fuzz text: long enough for runs, short enough for ~1
 
 # Fragments that reach the pre-tokenizers' and BPE's special cases (spliced in text mode).
 FRAGMENTS = [
-    " ", "  ", "   ", "\n", "\n\n", "\r\n", "\t", " \n ", "\u3000", "\xa0", "\u2009", "\x0b", "\x0c", "\x85",
-    "▁", "▁▁", " ▁", "'s", "'S", "'t", "'re", "'ve", "'m", "'ll", "'d", "'ſ", "'LL", "''", "'",
-    "\u0301", "\u0308\u0301", "\u200d", "\u200c", "\ufe0f", "\u20e3", "\U0001f44d", "\U0001f469\u200d\U0001f4bb",
-    "東京", "日本語", "한국어", "ไทย", "١٢٣", "１２３", "12345", "3.14", "1,000", "½", "²", "Ⅻ",
-    "ǅ", "İ", "ß", "ẞ", "ﬁ", "Σ", "ς", "ÆØÅ", "e\u0301", "Å", "\u212b", "한", "\u1100\u1161",
-    "\ufeff", "\x00", "\x7f", "\ufffd", "\U0010ffff", "\U000e0001", "\ud7ff", "\ue000",
-    "<s>", "</s>", "<unk>", "<|endoftext|>", "<|", "|>", "<", ">", "<<", "▁<s>",
-    "http://a.b/c?d=e", "a-b_c", "x=1;y=2", "...", "!!", "?!", "—", "«»", "\"", "#", "@", "$",
-    "Hello", "hello", "HELLO", "the", "The", "world", "naïve", "Ünïcödé",
+    " ",
+    "  ",
+    "   ",
+    "\n",
+    "\n\n",
+    "\r\n",
+    "\t",
+    " \n ",
+    "\u3000",
+    "\xa0",
+    "\u2009",
+    "\x0b",
+    "\x0c",
+    "\x85",
+    "▁",
+    "▁▁",
+    " ▁",
+    "'s",
+    "'S",
+    "'t",
+    "'re",
+    "'ve",
+    "'m",
+    "'ll",
+    "'d",
+    "'ſ",
+    "'LL",
+    "''",
+    "'",
+    "\u0301",
+    "\u0308\u0301",
+    "\u200d",
+    "\u200c",
+    "\ufe0f",
+    "\u20e3",
+    "\U0001f44d",
+    "\U0001f469\u200d\U0001f4bb",
+    "東京",
+    "日本語",
+    "한국어",
+    "ไทย",
+    "١٢٣",
+    "１２３",
+    "12345",
+    "3.14",
+    "1,000",
+    "½",
+    "²",
+    "Ⅻ",
+    "ǅ",
+    "İ",
+    "ß",
+    "ẞ",
+    "ﬁ",
+    "Σ",
+    "ς",
+    "ÆØÅ",
+    "e\u0301",
+    "Å",
+    "\u212b",
+    "한",
+    "\u1100\u1161",
+    "\ufeff",
+    "\x00",
+    "\x7f",
+    "\ufffd",
+    "\U0010ffff",
+    "\U000e0001",
+    "\ud7ff",
+    "\ue000",
+    "<s>",
+    "</s>",
+    "<unk>",
+    "<|endoftext|>",
+    "<|",
+    "|>",
+    "<",
+    ">",
+    "<<",
+    "▁<s>",
+    "http://a.b/c?d=e",
+    "a-b_c",
+    "x=1;y=2",
+    "...",
+    "!!",
+    "?!",
+    "—",
+    "«»",
+    '"',
+    "#",
+    "@",
+    "$",
+    "Hello",
+    "hello",
+    "HELLO",
+    "the",
+    "The",
+    "world",
+    "naïve",
+    "Ünïcödé",
 ]
 # Unicode blocks a single input byte indexes into (base code points).
-BLOCKS = [0x20, 0xA0, 0x100, 0x300, 0x370, 0x400, 0x530, 0x590, 0x600, 0x900, 0xE00, 0x1100, 0x1E00,
-          0x2000, 0x2100, 0x2460, 0x3000, 0x3040, 0x4E00, 0xAC00, 0xFB00, 0xFE00, 0xFF00, 0x1D400,
-          0x1F300, 0x1F600, 0x20000, 0xE0000, 0x10FF00]
+BLOCKS = [
+    0x20,
+    0xA0,
+    0x100,
+    0x300,
+    0x370,
+    0x400,
+    0x530,
+    0x590,
+    0x600,
+    0x900,
+    0xE00,
+    0x1100,
+    0x1E00,
+    0x2000,
+    0x2100,
+    0x2460,
+    0x3000,
+    0x3040,
+    0x4E00,
+    0xAC00,
+    0xFB00,
+    0xFE00,
+    0xFF00,
+    0x1D400,
+    0x1F300,
+    0x1F600,
+    0x20000,
+    0xE0000,
+    0x10FF00,
+]
 
 
 class Reader:
@@ -172,8 +292,9 @@ def check_text(t: Target, text: str, flags: int) -> None:
         ok_o, want = outcome(lambda: t.oracle.encode(text, add_special_tokens=add).ids)
         ok_t, got = outcome(lambda: t.tok.encode(text, add_special_tokens=add))
         if ok_o != ok_t or (ok_o and got != want):
-            raise AssertionError(f"{t.name} encode(add_special_tokens={add}) differs on {text!r}:\n"
-                                 f"  tagpipe {got}\n  oracle  {want}")
+            raise AssertionError(
+                f"{t.name} encode(add_special_tokens={add}) differs on {text!r}:\n  tagpipe {got}\n  oracle  {want}"
+            )
     # encode_batch_flat on 2 threads: the text, its halves (a cut anywhere) and an empty text
     cut = (flags * 131) % (len(text) + 1)
     texts = [text[cut:], text, "", text[:cut]]
@@ -182,11 +303,13 @@ def check_text(t: Target, text: str, flags: int) -> None:
     ok_t, got = outcome(lambda: t.tok.encode_batch_flat(texts, add_special_tokens=add, num_threads=2))
     if ok_t:
         ids, offsets = got
-        got = [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(texts))]
+        got = [ids[offsets[i] : offsets[i + 1]].tolist() for i in range(len(texts))]
         assert ids.dtype == np.uint32 and offsets[-1] == len(ids)
     if ok_o != ok_t or (ok_o and got != want):
-        raise AssertionError(f"{t.name} encode_batch_flat(add_special_tokens={add}) differs on {texts!r}:\n"
-                             f"  tagpipe {got}\n  oracle  {want}")
+        raise AssertionError(
+            f"{t.name} encode_batch_flat(add_special_tokens={add}) differs on {texts!r}:\n"
+            f"  tagpipe {got}\n  oracle  {want}"
+        )
 
 
 def check_bytes(t: Target, data: bytes) -> None:
@@ -211,8 +334,9 @@ def check_bytes(t: Target, data: bytes) -> None:
             got = t.pre.pre_tokenize_str(text)
             want = t.oracle.pre_tokenizer.pre_tokenize_str(text)
             if got != want:
-                raise AssertionError(f"{t.name} pre_tokenize_str differs on {text!r}:\n"
-                                     f"  tagpipe {got}\n  oracle  {want}")
+                raise AssertionError(
+                    f"{t.name} pre_tokenize_str differs on {text!r}:\n  tagpipe {got}\n  oracle  {want}"
+                )
     for add in (True, False):
         ids = t.tok._native.encode(data, add)
         post = t.tok._post  # (truncation and padding run on the native ids, in tagpipe.plan.post_processors)
@@ -222,8 +346,9 @@ def check_bytes(t: Target, data: bytes) -> None:
         if text is not None and ids is not None:
             want = t.oracle.encode(text, add_special_tokens=add).ids
             if ids.tolist() != want:
-                raise AssertionError(f"{t.name} native encode of bytes differs on {text!r}:\n"
-                                     f"  tagpipe {ids.tolist()}\n  oracle  {want}")
+                raise AssertionError(
+                    f"{t.name} native encode of bytes differs on {text!r}:\n  tagpipe {ids.tolist()}\n  oracle  {want}"
+                )
 
 
 def check(data: bytes) -> None:

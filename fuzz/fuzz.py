@@ -6,6 +6,7 @@ GCC); the check's op bytes make every input path reachable from the Python side.
 difference, an exception or a crash stops the run and leaves the input in the
 -artifact_prefix directory.  fuzz/run.sh is the bounded-time wrapper CI uses.
 """
+
 import sys
 
 import atheris

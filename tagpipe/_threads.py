@@ -4,6 +4,7 @@ a data engine's worker process, where the engine already runs one worker per cor
 Below the tokenizer in the import layers (tests/test_layers.py): `Tokenizer` asks it, and
 the engine helpers (tagpipe.integrations) re-export it.
 """
+
 from __future__ import annotations
 
 import os

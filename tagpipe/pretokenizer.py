@@ -8,6 +8,7 @@
 mapping or Metaspace replacement) with character offsets into the text.  `pre_tokenize`
 is the native form the encoder and the benchmarks use: byte ranges as numpy arrays.
 """
+
 from __future__ import annotations
 
 import json
@@ -57,15 +58,24 @@ def _utf8(text: str) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError as e:
-        raise ValueError(f"text contains a lone surrogate U+{ord(text[e.start]):04X} at index {e.start}; "
-                         "tagpipe needs valid Unicode") from None
+        raise ValueError(
+            f"text contains a lone surrogate U+{ord(text[e.start]):04X} at index {e.start}; tagpipe needs valid Unicode"
+        ) from None
 
 
 def _oracle_pre_tokenizer(section: dict[str, Any]):
     tk = oracle()
-    wrapper = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
-               "normalizer": None, "pre_tokenizer": section, "post_processor": None, "decoder": None,
-               "model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"}}
+    wrapper = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": section,
+        "post_processor": None,
+        "decoder": None,
+        "model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"},
+    }
     return tk.Tokenizer.from_str(json.dumps(wrapper)).pre_tokenizer
 
 
@@ -103,8 +113,9 @@ class PreTokenizer:
     def pre_tokenize(self, text: str) -> PreTokenized:
         """The native form: byte ranges (numpy) of the pieces and of where they came from."""
         if self._native is None:
-            raise DelegationError(f"{self.path} is delegated; only pre_tokenize_str is available: "
-                                  + "; ".join(self.plan.reasons()))
+            raise DelegationError(
+                f"{self.path} is delegated; only pre_tokenize_str is available: " + "; ".join(self.plan.reasons())
+            )
         data = _utf8(text)
         content, mapped, pieces, offsets = self._native.run(data)
         return PreTokenized(data if content is None else content, mapped, pieces, offsets)

@@ -14,6 +14,7 @@ instead.  A text whose normalization tagpipe cannot prove to be the identity (NF
 text that is not NFC-inert) is delegated per call.  Which stages are native, and the
 native encoder's configuration: tagpipe.plan, from the file as tagpipe.spec reads it.
 """
+
 from __future__ import annotations
 
 import functools
@@ -115,8 +116,9 @@ class Tokenizer:
         """From a `tokenizers.Tokenizer` or a transformers fast tokenizer."""
         backend = getattr(obj, "backend_tokenizer", obj)
         if not hasattr(backend, "to_str"):
-            raise TypeError(f"from_hf expects a tokenizers.Tokenizer or a transformers fast tokenizer, "
-                            f"got {type(obj).__name__}")
+            raise TypeError(
+                f"from_hf expects a tokenizers.Tokenizer or a transformers fast tokenizer, got {type(obj).__name__}"
+            )
         return cls(backend.to_str(), **kw)
 
     # -- what runs where --
@@ -137,21 +139,33 @@ class Tokenizer:
             why_not = self._native.cut_rule()  # None: not BPE
             if why_not is not None:
                 but = self._native.cut_exception()
-                lines.append("  BPE cuts: " + (f"off ({why_not})" if why_not else
-                             "a new piece of 16+ bytes is cut before each character no merge can bridge "
-                             "to the one before it (cpp/model/bridge_cuts.h)" + (f"; {but}" if but else "")))
+                lines.append(
+                    "  BPE cuts: "
+                    + (
+                        f"off ({why_not})"
+                        if why_not
+                        else "a new piece of 16+ bytes is cut before each character no merge can bridge "
+                        "to the one before it (cpp/model/bridge_cuts.h)" + (f"; {but}" if but else "")
+                    )
+                )
                 seed = self._native.seed_size
-                lines.append(f"  word seed: {seed} vocabulary strings are their own token when the word cache "
-                             "misses (cpp/model/word_seed.h)" if seed else
-                             "  word seed: none (a continuing_subword_prefix or end_of_word_suffix, or "
-                             "vocabulary strings that share an id)")
+                lines.append(
+                    f"  word seed: {seed} vocabulary strings are their own token when the word cache "
+                    "misses (cpp/model/word_seed.h)"
+                    if seed
+                    else "  word seed: none (a continuing_subword_prefix or end_of_word_suffix, or "
+                    "vocabulary strings that share an id)"
+                )
         return "\n".join(lines)
 
     def _oracle_tokenizer(self):
         if not delegation_allowed():  # checked on every call, not only the first
-            raise DelegationError("this call would be delegated to tokenizers: " + "; ".join(self.plan.reasons())
-                                  if not self.native else "this text needs a normalization tagpipe does not run, "
-                                  "or an unknown piece meets a model without its unk token (the oracle raises)")
+            raise DelegationError(
+                "this call would be delegated to tokenizers: " + "; ".join(self.plan.reasons())
+                if not self.native
+                else "this text needs a normalization tagpipe does not run, "
+                "or an unknown piece meets a model without its unk token (the oracle raises)"
+            )
         if self._oracle is None:
             self._oracle = oracle().Tokenizer.from_str(self._json)
         return self._oracle
@@ -191,9 +205,14 @@ class Tokenizer:
         """The ids of one text, as tokenizers' ``encode(text).ids``."""
         return self.encode_to_numpy(text, add_special_tokens).tolist()
 
-    def encode_batch_flat(self, texts: Sequence[str], add_special_tokens: bool = True,
-                          num_threads: Optional[int] = None, *, nulls: str = "error"
-                          ) -> tuple[np.ndarray, np.ndarray]:
+    def encode_batch_flat(
+        self,
+        texts: Sequence[str],
+        add_special_tokens: bool = True,
+        num_threads: Optional[int] = None,
+        *,
+        nulls: str = "error",
+    ) -> tuple[np.ndarray, np.ndarray]:
         """All ids of many texts: (ids uint32[N], offsets int64[len(texts) + 1]); text i is
         ids[offsets[i]:offsets[i + 1]].  Runs on `num_threads` native threads (default: every
         core; one inside a data engine's worker process, see docs/distributed.md) with the
@@ -217,8 +236,9 @@ class Tokenizer:
             return self._post.pad(*self._delegate_all(texts, add_special_tokens))
         cut = self._post.native(add_special_tokens)
         try:
-            ids, offsets, delegate = self._native.encode_batch(texts, add_special_tokens, threads,
-                                                               *(cut or (-1, False)))
+            ids, offsets, delegate = self._native.encode_batch(
+                texts, add_special_tokens, threads, *(cut or (-1, False))
+            )
         except UnicodeEncodeError:
             for t in texts:
                 _utf8(t)
@@ -259,9 +279,12 @@ class Tokenizer:
         oracle ids are spliced in (text_of(i) gives text i as a str)."""
         if not delegate.any():
             return ids, offsets
-        parts = [ids[offsets[i]:offsets[i + 1]] if not delegate[i]
-                 else np.asarray(self._delegate(text_of(i), add_special_tokens), dtype=np.uint32)
-                 for i in range(len(delegate))]
+        parts = [
+            ids[offsets[i] : offsets[i + 1]]
+            if not delegate[i]
+            else np.asarray(self._delegate(text_of(i), add_special_tokens), dtype=np.uint32)
+            for i in range(len(delegate))
+        ]
         offsets = np.zeros(len(parts) + 1, dtype=np.int64)
         np.cumsum([len(p) for p in parts], out=offsets[1:])
         return (np.concatenate(parts) if parts else np.zeros(0, np.uint32)), offsets
@@ -272,14 +295,19 @@ class Tokenizer:
         if self._native is None:
             rows = range(len(column)) if live is None else np.flatnonzero(live)
             texts = {int(i): column.text(int(i)) for i in rows}
-            parts = [np.asarray(self._delegate(texts[i], add_special_tokens), dtype=np.uint32) if i in texts
-                     else np.zeros(0, np.uint32) for i in range(len(column))]
+            parts = [
+                np.asarray(self._delegate(texts[i], add_special_tokens), dtype=np.uint32)
+                if i in texts
+                else np.zeros(0, np.uint32)
+                for i in range(len(column))
+            ]
             offsets = np.zeros(len(parts) + 1, dtype=np.int64)
             np.cumsum([len(p) for p in parts], out=offsets[1:])
             return self._post.pad(np.concatenate(parts) if parts else np.zeros(0, np.uint32), offsets, live)
         cut = self._post.native(add_special_tokens)
-        ids, offsets, delegate = self._native.encode_spans(column.data, column.starts, column.ends,
-                                                           add_special_tokens, threads, *(cut or (-1, False)))
+        ids, offsets, delegate = self._native.encode_spans(
+            column.data, column.starts, column.ends, add_special_tokens, threads, *(cut or (-1, False))
+        )
         if live is not None and live.size and not live.all():  # null rows: no ids, not even specials
             lengths = np.diff(offsets)
             keep = np.repeat(live, lengths)
@@ -289,8 +317,9 @@ class Tokenizer:
             delegate = delegate & live
         return self._finish(ids, offsets, delegate, column.text, add_special_tokens, live, cut=cut)
 
-    def encode_arrow(self, texts: Any, add_special_tokens: bool = True, num_threads: Optional[int] = None,
-                     *, nulls: str = "error") -> Any:
+    def encode_arrow(
+        self, texts: Any, add_special_tokens: bool = True, num_threads: Optional[int] = None, *, nulls: str = "error"
+    ) -> Any:
         """The ids of a text column as an Arrow ``list<uint32>`` array (``large_list`` past
         2**31 - 1 ids), built from the flat ids and offsets without a copy per row: what
         datasets, Ray Data and Spark store as is.  `texts` as for `encode_batch_flat`; with
@@ -300,9 +329,11 @@ class Tokenizer:
         from tagpipe.columns import ArrowText, text_column
 
         column = text_column(texts, nulls)
-        ids, offsets = (self._encode_arrow_text(column, add_special_tokens, num_threads)
-                        if isinstance(column, ArrowText)
-                        else self.encode_batch_flat(column, add_special_tokens, num_threads))
+        ids, offsets = (
+            self._encode_arrow_text(column, add_special_tokens, num_threads)
+            if isinstance(column, ArrowText)
+            else self.encode_batch_flat(column, add_special_tokens, num_threads)
+        )
         mask = None
         if isinstance(column, ArrowText) and column.null_mask is not None:
             mask = pa.array(column.null_mask)
@@ -311,12 +342,13 @@ class Tokenizer:
             return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), values, mask=mask)
         return pa.LargeListArray.from_arrays(pa.array(offsets), values, mask=mask)
 
-    def encode_batch(self, texts: Sequence[str], add_special_tokens: bool = True,
-                     num_threads: Optional[int] = None) -> list[list[int]]:
+    def encode_batch(
+        self, texts: Sequence[str], add_special_tokens: bool = True, num_threads: Optional[int] = None
+    ) -> list[list[int]]:
         """The ids of each text (a list per text); `texts` as for `encode_batch_flat`."""
         ids, offsets = self.encode_batch_flat(texts, add_special_tokens, num_threads)
         flat = ids.tolist()
-        return [flat[offsets[i]:offsets[i + 1]] for i in range(len(offsets) - 1)]
+        return [flat[offsets[i] : offsets[i + 1]] for i in range(len(offsets) - 1)]
 
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
         """Delegated to tokenizers (decoding is not native yet)."""

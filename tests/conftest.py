@@ -1,5 +1,6 @@
 """pytest hooks.  The tests' shared helpers are the `support` package (tests/support/), not
 this file; the data they need is found through TAGPIPE_TEST_DATA (support.data)."""
+
 from __future__ import annotations
 
 import sys

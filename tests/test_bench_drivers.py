@@ -2,6 +2,7 @@
 process and gives tokenizers' ids on the fixtures it serves (skipped, with the reason, on
 the others); engines missing, refusing or crashing are reported, never fatal; the one
 add_special_tokens setting every engine can run."""
+
 from __future__ import annotations
 
 import json
@@ -20,9 +21,15 @@ from support.data import SHARED, needs_shared
 pytestmark = pytest.mark.bench
 
 # PEERS.md: what each exact peer serves, of the fixtures below (its other loads may be inexact)
-SERVES = {"fastokens": {"gpt2", "llama2"}, "gigatoken": {"gpt2", "gpt-4o", "llama2"},
-          "snaptokens": {"gpt2"}, "splintr": {"gpt2", "gpt-4o", "llama2"},
-          "tuetoken": {"gpt2", "gpt-4o", "llama2"}, "toktok": {"gpt-4o"}, "nanotoken": {"bert-wiki"}}
+SERVES = {
+    "fastokens": {"gpt2", "llama2"},
+    "gigatoken": {"gpt2", "gpt-4o", "llama2"},
+    "snaptokens": {"gpt2"},
+    "splintr": {"gpt2", "gpt-4o", "llama2"},
+    "tuetoken": {"gpt2", "gpt-4o", "llama2"},
+    "toktok": {"gpt-4o"},
+    "nanotoken": {"bert-wiki"},
+}
 FIXTURES = ["gpt2", "gpt-4o", "llama2", "bert-wiki"]
 
 
@@ -79,15 +86,23 @@ def test_missing_refusing_and_crashing_peers_are_reported(tmp_path, monkeypatch,
     fake.mkdir()
     (fake / "gigatoken.py").write_text('raise ImportError("not here")\n')
     (fake / "tiktoken.py").write_text(
-        "class Encoding:\n    def __init__(self, *a, **k):\n        raise ValueError('refused')\n")
+        "class Encoding:\n    def __init__(self, *a, **k):\n        raise ValueError('refused')\n"
+    )
     (fake / "fastokens.py").write_text(
         "import os\nclass Tokenizer:\n    @staticmethod\n    def from_file(path):\n        return Tokenizer()\n"
-        "    def encode_batch_flat(self, docs, add_special_tokens):\n        os._exit(3)\n")
+        "    def encode_batch_flat(self, docs, add_special_tokens):\n        os._exit(3)\n"
+    )
     monkeypatch.setenv("PYTHONPATH", str(fake))  # the workers import these instead of the real peers
     shared = _shared_with(tmp_path, "gpt2", json.loads(cli.bundled_tokenizer_json()))
     monkeypatch.setenv("TAGPIPE_TEST_DATA", str(shared))
-    md, _, ok = encode.run_models(["gpt2"], ["english"], ["tagpipe", "tokenizers", "gigatoken", "fastokens",
-                                                          "tiktoken"], [1], rounds=1, round_docs=2)
+    md, _, ok = encode.run_models(
+        ["gpt2"],
+        ["english"],
+        ["tagpipe", "tokenizers", "gigatoken", "fastokens", "tiktoken"],
+        [1],
+        rounds=1,
+        round_docs=2,
+    )
     assert not ok  # (a crashed engine is an error of the run, and named)
     assert "gigatoken 1t: not installed (pip install gigatoken)" in md
     assert "tiktoken 1t: cannot load this tokenizer: ValueError: refused" in md
@@ -110,16 +125,22 @@ def _shared_with(tmp_path, name: str, spec: dict):
 @needs_shared
 def test_peers_that_cannot_add_special_tokens_are_not_applicable(tmp_path, monkeypatch, capsys):
     spec = json.loads(cli.bundled_tokenizer_json())
-    spec["post_processor"] = {"type": "TemplateProcessing",
-                              "single": [{"SpecialToken": {"id": "<|endoftext|>", "type_id": 0}},
-                                         {"Sequence": {"id": "A", "type_id": 0}}],
-                              "pair": [{"Sequence": {"id": "A", "type_id": 0}},
-                                       {"Sequence": {"id": "B", "type_id": 1}}],
-                              "special_tokens": {"<|endoftext|>": {"id": "<|endoftext|>", "ids": [50256],
-                                                                   "tokens": ["<|endoftext|>"]}}}
+    spec["post_processor"] = {
+        "type": "TemplateProcessing",
+        "single": [{"SpecialToken": {"id": "<|endoftext|>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
+        "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
+        "special_tokens": {"<|endoftext|>": {"id": "<|endoftext|>", "ids": [50256], "tokens": ["<|endoftext|>"]}},
+    }
     monkeypatch.setenv("TAGPIPE_TEST_DATA", str(_shared_with(tmp_path, "gpt2-bos", spec)))
-    md, _, ok = encode.run_models(["gpt2-bos"], ["english"], ["tagpipe", "tokenizers", "gigatoken", "tiktoken"],
-                                  [1], rounds=1, round_docs=2, special="true")
+    md, _, ok = encode.run_models(
+        ["gpt2-bos"],
+        ["english"],
+        ["tagpipe", "tokenizers", "gigatoken", "tiktoken"],
+        [1],
+        rounds=1,
+        round_docs=2,
+        special="true",
+    )
     assert ok
     assert "gigatoken 1t: n/a (cannot add the special tokens)" in md
     assert "tiktoken 1t: n/a (cannot add the special tokens)" in md

@@ -1,5 +1,6 @@
 """bench.encode, the issues' benchmark: a tiny run end to end (worker processes, every id
 verified), --repeat pooling the rounds of new worker processes, and a wrong id caught."""
+
 from __future__ import annotations
 
 import re
@@ -15,8 +16,24 @@ pytestmark = pytest.mark.bench
 
 @needs_shared
 def test_repeat_pools_the_rounds_of_new_workers():
-    out = run_bench("encode", "--models", "gpt2", "--corpora", "english", "--engines", "tagpipe", "tokenizers",
-                    "--threads", "1", "--rounds", "2", "--round-docs", "2", "--repeat", "2")
+    out = run_bench(
+        "encode",
+        "--models",
+        "gpt2",
+        "--corpora",
+        "english",
+        "--engines",
+        "tagpipe",
+        "tokenizers",
+        "--threads",
+        "1",
+        "--rounds",
+        "2",
+        "--round-docs",
+        "2",
+        "--repeat",
+        "2",
+    )
     assert out.returncode == 0, out.stderr[-2000:] + out.stdout[-2000:]
     text = out.stdout
     assert text.count("new worker processes, every engine loaded and warmed again") == 2
@@ -37,6 +54,7 @@ def test_repeat_must_be_positive():
 
 class CorruptingWorker(worker.Worker):
     """A real worker whose tokenizers engine has one id altered in its first timed round."""
+
     corrupted: list[int] = []
 
     def call(self, *msg):

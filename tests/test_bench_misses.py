@@ -1,5 +1,6 @@
 """bench.misses, the new-word benchmark: its text holds every word once (none of the
 warm-up's), and a tiny run end to end (worker processes, every id verified, rounds pooled)."""
+
 from __future__ import annotations
 
 import re
@@ -25,8 +26,9 @@ def test_every_word_once_and_none_of_the_warm_up():
 
 @needs_shared
 def test_a_pooled_run_verifies_every_id():
-    out = run_bench("misses", "--models", "gpt2", "--corpora", "english", "--engines", "tagpipe",
-                    "--rounds", "2", "--repeat", "2")
+    out = run_bench(
+        "misses", "--models", "gpt2", "--corpora", "english", "--engines", "tagpipe", "--rounds", "2", "--repeat", "2"
+    )
     assert out.returncode == 0, out.stderr[-2000:] + out.stdout[-2000:]
     text = out.stdout
     # (the columns are the engines asked for; no peer, so no ratio)

@@ -1,5 +1,6 @@
 """`tagpipe bench` (tagpipe/cli/bench.py): offline, on the bundled GPT-2 and tiny texts.
 (The peers' drivers and the worker processes are bench/'s: tests/test_bench_drivers.py.)"""
+
 from __future__ import annotations
 
 import argparse
@@ -34,8 +35,7 @@ def gpt2_path(tmp_path_factory):
 
 
 def test_bundled_default_text_one_and_two_threads(capsys):
-    assert bench("--megabytes", "0.2", "--rounds", "2", "--threads", "2",
-                 "--engines", "tagpipe", "tokenizers") == 0
+    assert bench("--megabytes", "0.2", "--rounds", "2", "--threads", "2", "--engines", "tagpipe", "tokenizers") == 0
     out = capsys.readouterr().out
     assert "the bundled GPT-2" in out and "standard library" in out
     for threads in (1, 2):
@@ -55,8 +55,22 @@ def test_explicit_files_and_no_special(tmp_path, gpt2_path, capsys):
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_text("".join(f"line {i}: naïve café, 東京 {i * 7919}\n" for i in range(1500)), encoding="utf-8")
     b.write_text("<|endoftext|> words  and   spaces\t\n" * 300, encoding="utf-8")
-    assert bench(str(gpt2_path), str(a), str(b), "--rounds", "2", "--threads", "1",
-                 "--engines", "tagpipe", "tokenizers", "--no-special") == 0
+    assert (
+        bench(
+            str(gpt2_path),
+            str(a),
+            str(b),
+            "--rounds",
+            "2",
+            "--threads",
+            "1",
+            "--engines",
+            "tagpipe",
+            "tokenizers",
+            "--no-special",
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert str(gpt2_path) in out and str(a) in out and "add_special_tokens=False" in out
     assert row(out, "tagpipe", 1)[6] == "✓" and row(out, "tokenizers", 1)[6] == "✓"
@@ -94,6 +108,7 @@ def test_cut_documents_at_line_ends_and_characters():
 
 class CorruptingEngine(benchmark.TokenizersEngine):
     """A real tokenizers engine with one id altered in its first timed round."""
+
     runs = 0
 
     def run(self, docs):
@@ -124,7 +139,7 @@ def test_reference_check_names_the_document():
     ref = benchmark.Reference(cli.bundled_tokenizer_json(), docs, True)
     ids, offsets = ref.ids.copy(), ref.offsets.copy()
     assert ref.check(0, 4, ids, offsets) is None
-    assert ref.check(1, 3, ids[offsets[1]:offsets[3]], offsets[1:4] - offsets[1]) is None
+    assert ref.check(1, 3, ids[offsets[1] : offsets[3]], offsets[1:4] - offsets[1]) is None
     moved = offsets.copy()
     moved[1] += 1  # same ids, other document boundaries
     assert ref.check(0, 4, ids, moved)[0] == 0

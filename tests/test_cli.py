@@ -1,4 +1,5 @@
 """The command line and the bundled GPT-2 (these run without ../shared)."""
+
 from __future__ import annotations
 
 import pytest

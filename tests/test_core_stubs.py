@@ -1,6 +1,7 @@
 """tagpipe/_core/*.pyi describe the built extension: mypy's stubtest imports tagpipe._core
 (and tagpipe._core.testing) and fails on any name, class or function the stubs miss, add or
 get wrong.  tests/core_stubs_allowlist.txt lists what stubtest cannot see, with why."""
+
 from __future__ import annotations
 
 import os
@@ -17,6 +18,12 @@ def test_core_stubs_match_the_extension(tmp_path):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p))
     if root.name not in ("site-packages", "dist-packages"):  # a source tree (mypy finds installed stubs itself)
         env["MYPYPATH"] = str(root)
-    result = subprocess.run([sys.executable, "-m", "mypy.stubtest", "tagpipe._core", "--allowlist", str(allowlist)],
-                            capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy.stubtest", "tagpipe._core", "--allowlist", str(allowlist)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stdout + result.stderr

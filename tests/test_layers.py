@@ -9,6 +9,7 @@ prefix: a prefix covers a module and everything under it (the package root, ``ta
 covers only ``tagpipe/__init__.py``), the longest prefix wins, and a module may import its
 own layer and those below.  A new module fails the test until it is placed in the map.
 """
+
 from __future__ import annotations
 
 import ast
@@ -65,7 +66,7 @@ def imports(name: str, source: str, is_package: bool, known) -> list[tuple[str, 
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join(anchor + ([base] if base else []))
             for a in node.names:
                 full = f"{base}.{a.name}"
@@ -74,8 +75,10 @@ def imports(name: str, source: str, is_package: bool, known) -> list[tuple[str, 
 
 
 def graph() -> dict[str, list[tuple[str, int]]]:
-    return {name: imports(name, path.read_text(encoding="utf-8"), path.name == "__init__.py", FILES)
-            for name, path in FILES.items()}
+    return {
+        name: imports(name, path.read_text(encoding="utf-8"), path.name == "__init__.py", FILES)
+        for name, path in FILES.items()
+    }
 
 
 def layer_of(module: str):
@@ -127,7 +130,7 @@ EDGES = graph()
 
 def test_the_graph_is_read():
     assert {"tagpipe", "tagpipe.tokenizer", "tagpipe.cli.main"} <= set(EDGES)
-    assert ("tagpipe._core", ) == tuple(m for m, _ in EDGES["tagpipe._kernels"] if m == "tagpipe._core")
+    assert ("tagpipe._core",) == tuple(m for m, _ in EDGES["tagpipe._kernels"] if m == "tagpipe._core")
 
 
 def test_every_module_is_in_a_layer():
@@ -151,20 +154,27 @@ def test_no_module_imports_a_layer_above_its_own():
         for target, line in targets:
             (theirs, their_name) = layer_of(target) or (-1, "?")
             if theirs > mine:
-                wrong.append(f"{module} (layer {name}) imports {target} (layer {their_name}): "
-                             f"{FILES[module].relative_to(PACKAGE.parent)}:{line}")
+                wrong.append(
+                    f"{module} (layer {name}) imports {target} (layer {their_name}): "
+                    f"{FILES[module].relative_to(PACKAGE.parent)}:{line}"
+                )
     assert not wrong, "imports upward:\n  " + "\n  ".join(wrong)
 
 
-@pytest.mark.parametrize("source, expected", [
-    ("import tagpipe.tokenizer\n", {"tagpipe.tokenizer"}),
-    ("from tagpipe import _core, tokenizer\n", {"tagpipe._core", "tagpipe.tokenizer"}),
-    ("from tagpipe.tokenizer import Tokenizer\n", {"tagpipe.tokenizer"}),
-    ("def f():\n    from . import corpus\n    from .resources import load_model\n",
-     {"tagpipe.cli.corpus", "tagpipe.cli.resources"}),
-    ("from .. import hub\nfrom ..tokenizer import Tokenizer\n", {"tagpipe.hub", "tagpipe.tokenizer"}),
-    ("import tagpipe\nimport numpy\n", {"tagpipe"}),
-])
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("import tagpipe.tokenizer\n", {"tagpipe.tokenizer"}),
+        ("from tagpipe import _core, tokenizer\n", {"tagpipe._core", "tagpipe.tokenizer"}),
+        ("from tagpipe.tokenizer import Tokenizer\n", {"tagpipe.tokenizer"}),
+        (
+            "def f():\n    from . import corpus\n    from .resources import load_model\n",
+            {"tagpipe.cli.corpus", "tagpipe.cli.resources"},
+        ),
+        ("from .. import hub\nfrom ..tokenizer import Tokenizer\n", {"tagpipe.hub", "tagpipe.tokenizer"}),
+        ("import tagpipe\nimport numpy\n", {"tagpipe"}),
+    ],
+)
 def test_imports_are_resolved(source, expected):
     assert {m for m, _ in imports("tagpipe.cli.main", source, False, FILES)} == expected
     assert {m for m, _ in imports("tagpipe.cli", "from . import bench\n", True, FILES)} == {"tagpipe.cli.bench"}

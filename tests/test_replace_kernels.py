@@ -1,13 +1,16 @@
 """Every replace kernel (one byte -> 0-4 bytes: the Replace normalizer's and Metaspace's
 ' ' -> '▁', or a deletion) writes exactly what Python's bytes.replace writes -- the scalar
 kernel, the specification, included."""
+
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tagpipe import _core
 
 from support.data import CORPORA, KERNELS, corpus_ids, needs_shared
-from tagpipe import _core
 
 MARK = "\u2581".encode()
 
@@ -17,8 +20,10 @@ def assert_replaces(data: bytes, from_byte: int, to: bytes, kernel: str):
     got = _core.testing.replace_byte(data, from_byte, to, kernel=kernel)
     if got != want:
         i = next((k for k in range(min(len(got), len(want))) if got[k] != want[k]), min(len(got), len(want)))
-        pytest.fail(f"[{kernel}] {len(data)} bytes, {from_byte:#x} -> {to!r}: output differs at byte {i} "
-                    f"(lengths {len(got)} / {len(want)}): {got[max(0, i - 8):i + 8]!r} != {want[max(0, i - 8):i + 8]!r}")
+        pytest.fail(
+            f"[{kernel}] {len(data)} bytes, {from_byte:#x} -> {to!r}: output differs at byte {i} "
+            f"(lengths {len(got)} / {len(want)}): {got[max(0, i - 8) : i + 8]!r} != {want[max(0, i - 8) : i + 8]!r}"
+        )
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
@@ -56,8 +61,9 @@ def test_corpus_text(kernel, corpus):
 
 @pytest.mark.parametrize("kernel", KERNELS)
 @settings(max_examples=300, deadline=None)
-@given(data=st.binary(max_size=300), from_byte=st.sampled_from([0x20, 0x00, 0x80, 0xFF, 0x61]),
-       to=st.binary(max_size=4))
+@given(
+    data=st.binary(max_size=300), from_byte=st.sampled_from([0x20, 0x00, 0x80, 0xFF, 0x61]), to=st.binary(max_size=4)
+)
 def test_hypothesis(kernel, data, from_byte, to):
     assert_replaces(data, from_byte, to, kernel)
 

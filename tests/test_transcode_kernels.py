@@ -1,13 +1,16 @@
 """Every transcode kernel (a str's code units -- one, two or four bytes a character -- to
 UTF-8: cpp/kernels/transcode/) writes exactly what str.encode writes -- the scalar kernel, the
 specification, included -- and refuses a lone surrogate as str.encode does."""
+
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tagpipe import _core
 
 from support.data import CORPORA, KERNELS, corpus_ids, needs_shared
-from tagpipe import _core
 
 # Characters at the edges of each UTF-8 form, and each width a str can have: ASCII,
 # Latin-1 (one byte, not ASCII), UCS-2, UCS-4.
@@ -24,8 +27,10 @@ def assert_transcodes(text: str, kernel: str):
     got = _core.testing.transcode(text, kernel=kernel)
     if got != want:
         i = next((k for k in range(min(len(got), len(want))) if got[k] != want[k]), min(len(got), len(want)))
-        pytest.fail(f"[{kernel}] {len(text)} characters: output differs at byte {i} "
-                    f"(lengths {len(got)} / {len(want)}): {got[max(0, i - 8):i + 8]!r} != {want[max(0, i - 8):i + 8]!r}")
+        pytest.fail(
+            f"[{kernel}] {len(text)} characters: output differs at byte {i} "
+            f"(lengths {len(got)} / {len(want)}): {got[max(0, i - 8) : i + 8]!r} != {want[max(0, i - 8) : i + 8]!r}"
+        )
 
 
 @pytest.mark.parametrize("kernel", KERNELS)

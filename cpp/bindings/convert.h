@@ -34,8 +34,7 @@ struct Bytes {
       return;
     }
     info = py::reinterpret_borrow<py::buffer>(obj).request();
-    if (info->itemsize != 1 || (info->ndim > 1))
-      throw py::type_error("expected str or a contiguous buffer of bytes");
+    if (info->itemsize != 1 || (info->ndim > 1)) throw py::type_error("expected str or a contiguous buffer of bytes");
     if (info->ndim == 1 && info->strides[0] != 1) throw py::type_error("expected a contiguous buffer of bytes");
     data = static_cast<const uint8_t*>(info->ptr);
     size = size_t(info->size);

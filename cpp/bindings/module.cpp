@@ -125,8 +125,8 @@ class PyEncoder {
   // data[starts[i] .. ends[i]).  No Python object per text (the caller, tagpipe.tokenizer,
   // has checked that the bytes are UTF-8 and mapped nulls).
   py::tuple encode_spans(py::handle data, const py::array_t<int64_t, py::array::c_style>& starts,
-                         const py::array_t<int64_t, py::array::c_style>& ends, bool add_special,
-                         int threads, int64_t limit, bool left) const {
+                         const py::array_t<int64_t, py::array::c_style>& ends, bool add_special, int threads,
+                         int64_t limit, bool left) const {
     Bytes in(data);
     if (starts.ndim() != 1 || ends.ndim() != 1 || starts.shape(0) != ends.shape(0))
       throw py::value_error("starts and ends must be 1-D arrays of one length");
@@ -248,10 +248,13 @@ PYBIND11_MODULE(_core, m) {
     }
     return out;
   });
-  m.def("tag_of", [](const std::string& alphabet, uint32_t cp) {
-    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) throw py::value_error("not a Unicode scalar value");
-    return int(alphabet_named(alphabet).lookup(cp));
-  }, py::arg("alphabet"), py::arg("cp"));
+  m.def(
+      "tag_of",
+      [](const std::string& alphabet, uint32_t cp) {
+        if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) throw py::value_error("not a Unicode scalar value");
+        return int(alphabet_named(alphabet).lookup(cp));
+      },
+      py::arg("alphabet"), py::arg("cp"));
 
   m.def("kernels_compiled", [] {
     py::list out;
@@ -264,8 +267,9 @@ PYBIND11_MODULE(_core, m) {
     return out;
   });
   m.def("active_kernel", [] { return std::string(kernels::active().name); });
-  m.def("set_kernel", [](const std::string& name) { kernels::set_active(name); },  // invalid_argument -> ValueError
-        py::arg("name"));
+  m.def(
+      "set_kernel", [](const std::string& name) { kernels::set_active(name); },  // invalid_argument -> ValueError
+      py::arg("name"));
 
   m.def("normalize", &normalize_text, py::arg("steps"), py::arg("text"),
         "Runs native normalizer steps on one string (None: not native).");

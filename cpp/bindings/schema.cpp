@@ -259,8 +259,9 @@ void bind_encoder_config(py::module_& m) {
       .def_readwrite("prefix_ids", &EncoderSpec::prefix_ids)
       .def_readwrite("suffix_ids", &EncoderSpec::suffix_ids)
       .def_readwrite("cache_bytes", &EncoderSpec::cache_bytes)
-      .def("set_vocab", [](EncoderSpec& s, const py::dict& vocab) { s.vocab = vocab_from(vocab); }, py::arg("vocab"),
-           "The BPE vocabulary: a dict token -> id.")
+      .def(
+          "set_vocab", [](EncoderSpec& s, const py::dict& vocab) { s.vocab = vocab_from(vocab); }, py::arg("vocab"),
+          "The BPE vocabulary: a dict token -> id.")
       .def(
           "set_merges",
           [](EncoderSpec& s, const py::array_t<uint32_t, py::array::c_style | py::array::forcecast>& merges) {

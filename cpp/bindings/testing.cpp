@@ -35,11 +35,11 @@ py::bytes replace_byte(py::handle data, int from, const std::string& to, const s
   size_t n;
   {
     py::gil_scoped_release nogil;
-    n = size_t(fn(in.data, in.size, r, reinterpret_cast<uint8_t*>(out.data())) - reinterpret_cast<uint8_t*>(out.data()));
+    n = size_t(fn(in.data, in.size, r, reinterpret_cast<uint8_t*>(out.data())) -
+               reinterpret_cast<uint8_t*>(out.data()));
   }
   return py::bytes(out.data(), n);
 }
-
 
 // The marks kernel alone, for each 64-byte block of data (with 3 zero bytes before it and
 // zeros after): (runs, pairs, after) as marks/marks.h defines them.
@@ -62,7 +62,6 @@ py::list mark_masks(py::handle data, const std::string& mark, const std::optiona
   return out;
 }
 
-
 // The find kernel alone, for each 64-byte block of data (zeros after it): the mask of the
 // bytes in `set` (kFindBytes bytes).
 py::list find_bytes(py::handle data, const std::string& set, const std::optional<std::string>& kernel) {
@@ -75,7 +74,6 @@ py::list find_bytes(py::handle data, const std::string& set, const std::optional
   for (size_t q = 0; q < in.size; q += 64) out.append(fn(buf.data() + q, reinterpret_cast<const uint8_t*>(set.data())));
   return out;
 }
-
 
 // The transcode kernel alone: the UTF-8 of a str (tests compare every kernel with
 // str.encode).  A lone surrogate raises CPython's own UnicodeEncodeError.
@@ -93,7 +91,6 @@ py::bytes transcode(py::handle text, const std::optional<std::string>& kernel) {
   if (!end) in.raise_not_utf8();
   return py::bytes(out.data(), size_t(end - reinterpret_cast<const uint8_t*>(out.data())));
 }
-
 
 // Nanoseconds the kernel spends converting each of these strs (one reused output buffer;
 // ASCII strs, which need no conversion, count as zero) -- bench/transcode.py.
@@ -122,11 +119,10 @@ int64_t time_transcode(const py::list& texts, const std::optional<std::string>& 
   return nanoseconds(total);
 }
 
-
 // Benchmark helper: classify each document data[offsets[i]:offsets[i+1]] into one reused
 // buffer and return the nanoseconds spent inside the kernel calls only.
-int64_t time_classify(py::handle data, py::array_t<int64_t, py::array::c_style> offsets,
-                      const std::string& alphabet, const std::optional<std::string>& kernel) {
+int64_t time_classify(py::handle data, py::array_t<int64_t, py::array::c_style> offsets, const std::string& alphabet,
+                      const std::optional<std::string>& kernel) {
   const Alphabet& a = alphabet_named(alphabet);
   const ClassifyFn fn = kernel_named(kernel).classify;
   Bytes in(data);
@@ -151,7 +147,6 @@ int64_t time_classify(py::handle data, py::array_t<int64_t, py::array::c_style> 
   }
   return nanoseconds(total);
 }
-
 
 // Each text normalized by one Normalizer, only run() timed: (results, nanoseconds in the runs)
 // -- bench/normalize.py.
@@ -206,7 +201,8 @@ void bind_testing(py::module_& m) {
   m.def("replace_byte", &replace_byte, py::arg("data"), py::arg("from_byte"), py::arg("to"),
         py::arg("kernel") = py::none(), "replace_byte(data, from_byte, to, kernel=None) -> bytes");
   m.def("mark_masks", &mark_masks, py::arg("data"), py::arg("mark"), py::arg("after") = py::none(),
-        py::arg("kernel") = py::none(), "mark_masks(data, mark, after=None, kernel=None) -> [(runs, pairs, after)] per 64 bytes");
+        py::arg("kernel") = py::none(),
+        "mark_masks(data, mark, after=None, kernel=None) -> [(runs, pairs, after)] per 64 bytes");
   m.def("find_bytes", &find_bytes, py::arg("data"), py::arg("set"), py::arg("kernel") = py::none(),
         "find_bytes(data, set, kernel=None) -> [mask] per 64 bytes");
   m.def("transcode", &transcode, py::arg("text"), py::arg("kernel") = py::none(),

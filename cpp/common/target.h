@@ -28,8 +28,7 @@
   _Pragma(TAGPIPE_STRINGIFY(clang attribute push(__attribute__((target(T))), apply_to = function)))
 #define TAGPIPE_TARGET_REGION_END _Pragma("clang attribute pop")
 #elif defined(__GNUC__)
-#define TAGPIPE_TARGET_REGION_BEGIN(T) \
-  _Pragma("GCC push_options") _Pragma(TAGPIPE_STRINGIFY(GCC target(T)))
+#define TAGPIPE_TARGET_REGION_BEGIN(T) _Pragma("GCC push_options") _Pragma(TAGPIPE_STRINGIFY(GCC target(T)))
 #define TAGPIPE_TARGET_REGION_END _Pragma("GCC pop_options")
 #else
 #error "tagpipe needs GCC or Clang (target regions)"

@@ -4,9 +4,9 @@
 #include <cstring>
 #include <string_view>
 
-#include "kernels/classify/classify.h"
 #include "common/replace_byte.h"
 #include "dispatch/kernels.h"
+#include "kernels/classify/classify.h"
 
 namespace tagpipe::normalize {
 namespace {

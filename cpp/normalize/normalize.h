@@ -113,8 +113,8 @@ struct Source {
 
 // The per-character passes (unicode.cpp, precompiled.cpp).  Each writes the new
 // content to `dst` (and, with need_origin, one origin per byte to `org`); false: delegate.
-bool unicode_pass(const UnicodeOptions& opt, const CharMap& chars, const Source& src, bool need_origin, std::string& dst,
-                  std::vector<pretok::Origin>& org, Scratch& sc);
+bool unicode_pass(const UnicodeOptions& opt, const CharMap& chars, const Source& src, bool need_origin,
+                  std::string& dst, std::vector<pretok::Origin>& org, Scratch& sc);
 bool strip_pass(bool left, bool right, const Source& src, bool need_origin, std::string& dst,
                 std::vector<pretok::Origin>& org);
 bool nfkc_inert(const uint8_t* s, uint32_t n);

@@ -14,7 +14,9 @@ class _pybind11_type(type):
 
 # -- the tag stream and the kernels ----------------------------------------------------------
 
-def classify(data: _Bytes, alphabet: str, kernel: Optional[str] = None) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint64]]: ...
+def classify(
+    data: _Bytes, alphabet: str, kernel: Optional[str] = None
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint64]]: ...
 def alphabets() -> dict[str, tuple[list[str], int]]: ...
 def tag_of(alphabet: str, cp: int) -> int: ...
 def kernels_compiled() -> list[str]: ...
@@ -28,6 +30,7 @@ def set_kernel(name: str) -> None: ...
 
 class Behavior(metaclass=_pybind11_type):
     """What a Split does with the matches."""
+
     Removed: ClassVar[Behavior]
     Isolated: ClassVar[Behavior]
     MergedWithPrevious: ClassVar[Behavior]
@@ -68,6 +71,7 @@ class PreTokenizerStage(metaclass=_pybind11_type):
 
     class Prepend(metaclass=_pybind11_type):
         """Metaspace's prepend_scheme."""
+
         Always: ClassVar[PreTokenizerStage.Prepend]
         First: ClassVar[PreTokenizerStage.Prepend]
         Never: ClassVar[PreTokenizerStage.Prepend]
@@ -94,14 +98,27 @@ class PreTokenizerStage(metaclass=_pybind11_type):
     length: int
     guards: list[str]  # MetaspaceRuns: the vocabulary's crossing pieces
     pairs: bytes  # MetaspaceRuns: empty, or 128 x 128 bytes, nonzero where a pair may be cut
-    def __init__(self, *, kind: PreTokenizerStage.Kind = ..., name: str = ..., literal: str = ...,
-                 behavior: Behavior = ..., invert: bool = ..., add_prefix_space: bool = ..., use_regex: bool = ...,
-                 prepend: PreTokenizerStage.Prepend = ..., split: bool = ..., length: int = ...,
-                 guards: Sequence[Union[str, bytes]] = ..., pairs: bytes = ...) -> None: ...
+    def __init__(
+        self,
+        *,
+        kind: PreTokenizerStage.Kind = ...,
+        name: str = ...,
+        literal: str = ...,
+        behavior: Behavior = ...,
+        invert: bool = ...,
+        add_prefix_space: bool = ...,
+        use_regex: bool = ...,
+        prepend: PreTokenizerStage.Prepend = ...,
+        split: bool = ...,
+        length: int = ...,
+        guards: Sequence[Union[str, bytes]] = ...,
+        pairs: bytes = ...,
+    ) -> None: ...
     def __eq__(self, other: object) -> bool: ...
 
 class Decompose(metaclass=_pybind11_type):
     """The decomposition of a unicode pass."""
+
     None_: ClassVar[Decompose]
     Nfd: ClassVar[Decompose]
     Nfkd: ClassVar[Decompose]
@@ -118,6 +135,7 @@ class Decompose(metaclass=_pybind11_type):
 
 class CharFilter(metaclass=_pybind11_type):
     """Characters a unicode pass filters out."""
+
     None_: ClassVar[CharFilter]
     BertMn: ClassVar[CharFilter]
     Mark: ClassVar[CharFilter]
@@ -134,14 +152,23 @@ class CharFilter(metaclass=_pybind11_type):
 
 class UnicodeOptions(metaclass=_pybind11_type):
     """One pass of per-character rules, applied in this order (C++ normalize::UnicodeOptions)."""
+
     clean_text: bool
     chinese: bool
     decompose: Decompose
     drop: CharFilter
     lowercase: bool
     drop_after: CharFilter
-    def __init__(self, *, clean_text: bool = ..., chinese: bool = ..., decompose: Decompose = ...,
-                 drop: CharFilter = ..., lowercase: bool = ..., drop_after: CharFilter = ...) -> None: ...
+    def __init__(
+        self,
+        *,
+        clean_text: bool = ...,
+        chinese: bool = ...,
+        decompose: Decompose = ...,
+        drop: CharFilter = ...,
+        lowercase: bool = ...,
+        drop_after: CharFilter = ...,
+    ) -> None: ...
     def __eq__(self, other: object) -> bool: ...
 
 class Charsmap(metaclass=_pybind11_type):
@@ -177,31 +204,51 @@ class NormalizerStep(metaclass=_pybind11_type):
     strip_left: bool
     strip_right: bool
     charsmap: Optional[Charsmap]
-    def __init__(self, *, kind: NormalizerStep.Kind = ..., a: str = ..., b: str = ..., unicode: UnicodeOptions = ...,
-                 strip_left: bool = ..., strip_right: bool = ..., charsmap: Optional[Charsmap] = ...) -> None: ...
+    def __init__(
+        self,
+        *,
+        kind: NormalizerStep.Kind = ...,
+        a: str = ...,
+        b: str = ...,
+        unicode: UnicodeOptions = ...,
+        strip_left: bool = ...,
+        strip_right: bool = ...,
+        charsmap: Optional[Charsmap] = ...,
+    ) -> None: ...
     def __eq__(self, other: object) -> bool: ...
 
 class AddedToken(metaclass=_pybind11_type):
     """An added token as the splitter matches it (C++ added::Token)."""
+
     text: str  # what is matched: the normalized form for a normalized token
     id: int
     single_word: bool
     lstrip: bool
     rstrip: bool
-    def __init__(self, *, text: str = ..., id: int = ..., single_word: bool = ..., lstrip: bool = ...,
-                 rstrip: bool = ...) -> None: ...
+    def __init__(
+        self, *, text: str = ..., id: int = ..., single_word: bool = ..., lstrip: bool = ..., rstrip: bool = ...
+    ) -> None: ...
     def __eq__(self, other: object) -> bool: ...
 
 class BpeOptions(metaclass=_pybind11_type):
     """A BPE model's options; its vocabulary and merges: EncoderConfig.set_vocab / set_merges."""
+
     unk_id: Optional[int]
     fuse_unk: bool
     byte_fallback: bool
     ignore_merges: bool
     prefix: str  # continuing_subword_prefix ("": none)
     suffix: str  # end_of_word_suffix ("": none)
-    def __init__(self, *, unk_id: Optional[int] = ..., fuse_unk: bool = ..., byte_fallback: bool = ...,
-                 ignore_merges: bool = ..., prefix: str = ..., suffix: str = ...) -> None: ...
+    def __init__(
+        self,
+        *,
+        unk_id: Optional[int] = ...,
+        fuse_unk: bool = ...,
+        byte_fallback: bool = ...,
+        ignore_merges: bool = ...,
+        prefix: str = ...,
+        suffix: str = ...,
+    ) -> None: ...
     def __eq__(self, other: object) -> bool: ...
 
 class WordPieceOptions(metaclass=_pybind11_type):
@@ -226,6 +273,7 @@ class Unigram(PieceModel):
 class EncoderConfig(metaclass=_pybind11_type):
     """What an Encoder is built from (C++ EncoderSpec): the model is BPE (set_vocab, set_merges,
     bpe) unless piece_model is set."""
+
     normalizer: list[NormalizerStep]
     pre_tokenizer: list[PreTokenizerStage]
     bpe: BpeOptions
@@ -235,10 +283,19 @@ class EncoderConfig(metaclass=_pybind11_type):
     prefix_ids: list[int]  # the post-processor's special tokens around one sequence
     suffix_ids: list[int]
     cache_bytes: int  # the word cache budget, all threads together
-    def __init__(self, *, normalizer: list[NormalizerStep] = ..., pre_tokenizer: list[PreTokenizerStage] = ...,
-                 bpe: BpeOptions = ..., piece_model: Optional[PieceModel] = ..., raw_tokens: list[AddedToken] = ...,
-                 normalized_tokens: list[AddedToken] = ..., prefix_ids: list[int] = ..., suffix_ids: list[int] = ...,
-                 cache_bytes: int = ...) -> None: ...
+    def __init__(
+        self,
+        *,
+        normalizer: list[NormalizerStep] = ...,
+        pre_tokenizer: list[PreTokenizerStage] = ...,
+        bpe: BpeOptions = ...,
+        piece_model: Optional[PieceModel] = ...,
+        raw_tokens: list[AddedToken] = ...,
+        normalized_tokens: list[AddedToken] = ...,
+        prefix_ids: list[int] = ...,
+        suffix_ids: list[int] = ...,
+        cache_bytes: int = ...,
+    ) -> None: ...
     def __eq__(self, other: object) -> bool: ...
     def set_vocab(self, vocab: dict[str, int]) -> None:
         """The BPE vocabulary: a dict token -> id."""
@@ -249,7 +306,10 @@ class EncoderConfig(metaclass=_pybind11_type):
 
 def normalize(steps: Sequence[NormalizerStep], text: str) -> Optional[str]:
     """Runs native normalizer steps on one string (None: not native)."""
-def probe(normalizer: Sequence[NormalizerStep], pre_tokenizer: Sequence[PreTokenizerStage], text: str) -> Optional[list[bytes]]:
+
+def probe(
+    normalizer: Sequence[NormalizerStep], pre_tokenizer: Sequence[PreTokenizerStage], text: str
+) -> Optional[list[bytes]]:
     """The pieces the native normalizer and pre-tokenizer make of one text (None: not native)."""
 
 class PreTokenizer(metaclass=_pybind11_type):
@@ -261,14 +321,22 @@ class PreTokenizer(metaclass=_pybind11_type):
 class Encoder(metaclass=_pybind11_type):
     def __init__(self, config: EncoderConfig) -> None:
         """Builds the encoder; the config's tables are moved into it (the config is left empty)."""
-    def encode(self, text: _Bytes, add_special_tokens: bool, truncate: int = -1,
-               truncate_left: bool = False) -> Optional[npt.NDArray[np.uint32]]: ...
-    def encode_batch(self, texts: list[Any], add_special_tokens: bool, threads: int, truncate: int = -1,
-                     truncate_left: bool = False
-                     ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64], npt.NDArray[np.bool_]]: ...
-    def encode_spans(self, data: Any, starts: npt.NDArray[np.int64], ends: npt.NDArray[np.int64],
-                     add_special_tokens: bool, threads: int, truncate: int = -1, truncate_left: bool = False
-                     ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64], npt.NDArray[np.bool_]]: ...
+    def encode(
+        self, text: _Bytes, add_special_tokens: bool, truncate: int = -1, truncate_left: bool = False
+    ) -> Optional[npt.NDArray[np.uint32]]: ...
+    def encode_batch(
+        self, texts: list[Any], add_special_tokens: bool, threads: int, truncate: int = -1, truncate_left: bool = False
+    ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64], npt.NDArray[np.bool_]]: ...
+    def encode_spans(
+        self,
+        data: Any,
+        starts: npt.NDArray[np.int64],
+        ends: npt.NDArray[np.int64],
+        add_special_tokens: bool,
+        threads: int,
+        truncate: int = -1,
+        truncate_left: bool = False,
+    ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64], npt.NDArray[np.bool_]]: ...
     def clear_cache(self) -> None: ...
     def cut_rule(self) -> Optional[str]: ...
     def cut_exception(self) -> str: ...

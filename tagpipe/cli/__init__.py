@@ -12,6 +12,7 @@
 
 The top of tagpipe's import layers (tests/test_layers.py): nothing else in tagpipe imports it.
 """
+
 from tagpipe.cli.main import main
 from tagpipe.cli.resources import SENTENCE, bundled_tokenizer_json, load_model, sample_text, stdlib_documents
 

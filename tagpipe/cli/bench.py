@@ -19,6 +19,7 @@ How it measures:
 The other fast tokenizers (gigatoken, fastokens, ...) are compared in the project's own
 benchmarks: bench/ in the source repository (python -m bench.encode).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -178,18 +179,20 @@ class Reference:
         offsets = np.asarray(offsets, dtype=np.int64)
         if len(offsets) != n + 1 or offsets[0] != 0 or offsets[-1] != len(ids):
             return start, f"{len(offsets) - 1} documents in its output for {n} given"
-        want_offsets = self.offsets[start:stop + 1] - self.offsets[start]
-        want = self.ids[self.offsets[start]:self.offsets[stop]]
+        want_offsets = self.offsets[start : stop + 1] - self.offsets[start]
+        want = self.ids[self.offsets[start] : self.offsets[stop]]
         if np.array_equal(offsets, want_offsets) and np.array_equal(ids, want):
             return None
         for i in range(n):
-            got = np.asarray(ids[offsets[i]:offsets[i + 1]])
-            exp = self.ids[self.offsets[start + i]:self.offsets[start + i + 1]]
+            got = np.asarray(ids[offsets[i] : offsets[i + 1]])
+            exp = self.ids[self.offsets[start + i] : self.offsets[start + i + 1]]
             if not np.array_equal(got, exp):
                 k = min(len(got), len(exp))
                 j = next((x for x in range(k) if got[x] != exp[x]), k)
-                return start + i, (f"{len(got)} ids, expected {len(exp)}; first difference at id {j}: "
-                                   f"{got[j:j + 3].tolist()} vs {exp[j:j + 3].tolist()}")
+                return start + i, (
+                    f"{len(got)} ids, expected {len(exp)}; first difference at id {j}: "
+                    f"{got[j : j + 3].tolist()} vs {exp[j : j + 3].tolist()}"
+                )
         return start, "the output differs"  # not reached: equal documents make equal arrays
 
 
@@ -231,28 +234,50 @@ def report(results: list[Result], thread_counts: list[int]) -> str:
             mb, tk = _median(r.mbps), _median(r.tokps)
             bad = " ✗" if r.mismatch else ""
             # the median of the rounds' ratios: in each round both engines encoded the same text
-            ratio = "—" if ours is None or r.mismatch or r.status else \
-                f"{_median([a / b for a, b in zip(ours.mbps, r.mbps)]):.2f}×"
+            ratio = (
+                "—"
+                if ours is None or r.mismatch or r.status
+                else f"{_median([a / b for a, b in zip(ours.mbps, r.mbps)]):.2f}×"
+            )
             ids = ("MISMATCH" if r.mismatch else "✓") + (f"; {r.status}" if r.status else "")
-            lines.append(f"| {r.engine} | {t} | {_fmt(mb)}{bad} | {_fmt(tk, 2)}{bad} | {ratio} | "
-                         f"{_fmt(min(r.mbps))}–{_fmt(max(r.mbps))} | {ids} |")
+            lines.append(
+                f"| {r.engine} | {t} | {_fmt(mb)}{bad} | {_fmt(tk, 2)}{bad} | {ratio} | "
+                f"{_fmt(min(r.mbps))}–{_fmt(max(r.mbps))} | {ids} |"
+            )
     return "\n".join(lines)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", nargs="?", default="bundled",
-                        help='a tokenizer.json, a directory holding one, or "bundled" (default)')
-    parser.add_argument("files", nargs="*",
-                        help="UTF-8 text files, cut into ~10 kB documents (default: the Python "
-                             "standard library's source)")
-    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
-                        help="threads for the all-cores rows (default: every core, %(default)s here)")
+    parser.add_argument(
+        "model", nargs="?", default="bundled", help='a tokenizer.json, a directory holding one, or "bundled" (default)'
+    )
+    parser.add_argument(
+        "files",
+        nargs="*",
+        help="UTF-8 text files, cut into ~10 kB documents (default: the Python standard library's source)",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="threads for the all-cores rows (default: every core, %(default)s here)",
+    )
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds, each on fresh text (default 3)")
-    parser.add_argument("--megabytes", type=float, default=None,
-                        help=f"text to use: of the bundled text (default {DEFAULT_MEGABYTES:g}), "
-                             "or at most this much of FILES (default: all of them)")
-    parser.add_argument("--engines", nargs="+", choices=ENGINES, default=ENGINES, metavar="ENGINE",
-                        help="engines to time, of: " + " ".join(ENGINES) + " (default: both)")
+    parser.add_argument(
+        "--megabytes",
+        type=float,
+        default=None,
+        help=f"text to use: of the bundled text (default {DEFAULT_MEGABYTES:g}), "
+        "or at most this much of FILES (default: all of them)",
+    )
+    parser.add_argument(
+        "--engines",
+        nargs="+",
+        choices=ENGINES,
+        default=ENGINES,
+        metavar="ENGINE",
+        help="engines to time, of: " + " ".join(ENGINES) + " (default: both)",
+    )
     parser.add_argument("--no-special", action="store_true", help="add_special_tokens=False (default True)")
 
 
@@ -280,8 +305,10 @@ def _text(args: argparse.Namespace) -> tuple[list[str], list[str], str]:
         where = [""] * len(docs)
         what = "the Python standard library's source (the bundled default text)"
     if len(docs) < args.rounds + 1:
-        raise ValueError(f"the text makes {len(docs)} documents: too little for a warm-up and "
-                         f"{args.rounds} fresh rounds (give more text or fewer --rounds)")
+        raise ValueError(
+            f"the text makes {len(docs)} documents: too little for a warm-up and "
+            f"{args.rounds} fresh rounds (give more text or fewer --rounds)"
+        )
     return docs, where, what
 
 
@@ -356,14 +383,20 @@ def _run(args: argparse.Namespace) -> int:
     thread_counts = [1] if args.threads == 1 else [1, args.threads]
 
     print(f"tagpipe bench: {name}")
-    print(f"Text: {sizes.sum() / 1e6:.2f} MB of {what}, {len(docs)} documents of ~"
-          f"{int(np.median(sizes)):,} bytes; add_special_tokens={special}")
-    print(f"Warm-up on {warm[1]} documents, then {args.rounds} timed round{'s' * (args.rounds > 1)} of "
-          f"{rounds[0][1] - rounds[0][0]} fresh documents (~{sizes[rounds[0][0]:rounds[0][1]].sum() / 1e6:.2f} MB) "
-          f"each; threads: {' and '.join(map(str, thread_counts))} ({os.cpu_count()} cores here)")
+    print(
+        f"Text: {sizes.sum() / 1e6:.2f} MB of {what}, {len(docs)} documents of ~"
+        f"{int(np.median(sizes)):,} bytes; add_special_tokens={special}"
+    )
+    print(
+        f"Warm-up on {warm[1]} documents, then {args.rounds} timed round{'s' * (args.rounds > 1)} of "
+        f"{rounds[0][1] - rounds[0][0]} fresh documents (~{sizes[rounds[0][0] : rounds[0][1]].sum() / 1e6:.2f} MB) "
+        f"each; threads: {' and '.join(map(str, thread_counts))} ({os.cpu_count()} cores here)"
+    )
     if not tok.native:
-        print("Note: tagpipe hands this tokenizer to tokenizers (delegation), so its rows time "
-              "that; `tagpipe explain MODEL` says why")
+        print(
+            "Note: tagpipe hands this tokenizer to tokenizers (delegation), so its rows time "
+            "that; `tagpipe explain MODEL` says why"
+        )
     sys.stdout.flush()
 
     json_text = tok.to_str()  # (every engine and the reference load the same text)
@@ -399,10 +432,11 @@ def _summary(results: list[Result], thread_counts: list[int], ref: Optional[Refe
             print(f"tagpipe, {r.threads} thread{'s' * (r.threads > 1)}: {r.status}")
             status = 1
     if ref is None:
-        print("ids NOT verified: tokenizers is not installed or cannot load this tokenizer "
-              "(pip install tokenizers)")
+        print("ids NOT verified: tokenizers is not installed or cannot load this tokenizer (pip install tokenizers)")
     elif status == 0:
         runs = sum(r.runs for r in results)
-        print(f"ids verified: {n_docs} documents, document by document against {ref.version}, "
-              f"in each of the {runs} runs (warm-up and timed) of the engines above")
+        print(
+            f"ids verified: {n_docs} documents, document by document against {ref.version}, "
+            f"in each of the {runs} runs (warm-up and timed) of the engines above"
+        )
     return status

@@ -25,6 +25,7 @@ drops the document that holds it (``Stats.skipped`` counts them).  Splitting hap
 raw bytes, before decoding: the separators are ASCII or valid UTF-8, and UTF-8 never hides an
 ASCII byte inside a multi-byte character, so this equals splitting the decoded text.
 """
+
 from __future__ import annotations
 
 import json
@@ -85,12 +86,15 @@ def _decode(raw: bytes, path: str, offset: int, errors: str, stats: Stats) -> Op
         if errors == "skip":
             stats.skipped += 1
             return None
-        raise InputError(f"{path}: invalid UTF-8 at byte {offset + e.start} "
-                         f"({raw[e.start:e.start + 4]!r}); use --errors replace or skip") from None
+        raise InputError(
+            f"{path}: invalid UTF-8 at byte {offset + e.start} "
+            f"({raw[e.start : e.start + 4]!r}); use --errors replace or skip"
+        ) from None
 
 
-def _pieces(f: BinaryIO, split: str, separator: bytes, chunk_bytes: int
-            ) -> Iterator[tuple[list[bytes], bytes, int, int]]:
+def _pieces(
+    f: BinaryIO, split: str, separator: bytes, chunk_bytes: int
+) -> Iterator[tuple[list[bytes], bytes, int, int]]:
     """Per chunk of `f`: (raw documents, the bytes they were cut from, its offset in the
     input, input bytes consumed).  "lines" keeps a "\r" before "\n" (the caller drops it)."""
     if split == "file":
@@ -107,7 +111,7 @@ def _pieces(f: BinaryIO, split: str, separator: bytes, chunk_bytes: int
             pending.append(chunk)
             pending_len += len(chunk)
             if split != "blank":  # a new separator ends in this chunk, or straddles its start
-                overlap = pending[-2][-(len(sep) - 1):] if len(sep) > 1 and len(pending) > 1 else b""
+                overlap = pending[-2][-(len(sep) - 1) :] if len(sep) > 1 and len(pending) > 1 else b""
                 if sep not in overlap + chunk:
                     continue
         buf = b"".join(pending)
@@ -123,7 +127,7 @@ def _pieces(f: BinaryIO, split: str, separator: bytes, chunk_bytes: int
                 continue
             docs, start = [], 0
             for m in seps[:final]:  # the text between separators (one regex pass)
-                docs.append(buf[start:m.start()])
+                docs.append(buf[start : m.start()])
                 start = m.end()
             rest = buf[start:]
             if eof:
@@ -140,7 +144,7 @@ def _pieces(f: BinaryIO, split: str, separator: bytes, chunk_bytes: int
                 pending = [buf]
                 continue
             else:
-                body, rest = buf[:cut], buf[cut + len(sep):]
+                body, rest = buf[:cut], buf[cut + len(sep) :]
             docs = body.split(sep)
             if eof and docs and docs[-1] == b"" and (len(docs) > 1 or not body):
                 docs.pop()  # the input ends with a separator (or is empty): no document after it
@@ -153,9 +157,16 @@ def _pieces(f: BinaryIO, split: str, separator: bytes, chunk_bytes: int
             return
 
 
-def read_text(path: str, *, split: str = "file", separator: str = "", errors: str = "strict",
-              chunk_bytes: int = 1 << 22, stats: Optional[Stats] = None,
-              stdin: Optional[BinaryIO] = None) -> Iterator[Batch]:
+def read_text(
+    path: str,
+    *,
+    split: str = "file",
+    separator: str = "",
+    errors: str = "strict",
+    chunk_bytes: int = 1 << 22,
+    stats: Optional[Stats] = None,
+    stdin: Optional[BinaryIO] = None,
+) -> Iterator[Batch]:
     """Documents of a text file ("-": `stdin`), split as the module docstring says."""
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, not {split!r}")
@@ -181,8 +192,15 @@ def read_text(path: str, *, split: str = "file", separator: str = "", errors: st
             yield docs, consumed
 
 
-def read_jsonl(path: str, *, field: str = "text", errors: str = "strict", chunk_bytes: int = 1 << 22,
-               stats: Optional[Stats] = None, stdin: Optional[BinaryIO] = None) -> Iterator[Batch]:
+def read_jsonl(
+    path: str,
+    *,
+    field: str = "text",
+    errors: str = "strict",
+    chunk_bytes: int = 1 << 22,
+    stats: Optional[Stats] = None,
+    stdin: Optional[BinaryIO] = None,
+) -> Iterator[Batch]:
     """The string `field` of each JSON object, one per line."""
     stats = stats if stats is not None else Stats()
     line_no = 0
@@ -209,8 +227,10 @@ def read_jsonl(path: str, *, field: str = "text", errors: str = "strict", chunk_
                     raise InputError(f"{where}: field {field!r} is {type(text).__name__}, not a string")
                 if _SURROGATE.search(text):  # "\ud800" escapes: not representable in UTF-8
                     if errors == "strict":
-                        raise InputError(f"{where}: field {field!r} holds a lone surrogate escape "
-                                         "(not valid UTF-8); use --errors replace or skip")
+                        raise InputError(
+                            f"{where}: field {field!r} holds a lone surrogate escape "
+                            "(not valid UTF-8); use --errors replace or skip"
+                        )
                     if errors == "skip":
                         stats.skipped += 1
                         continue
@@ -219,14 +239,15 @@ def read_jsonl(path: str, *, field: str = "text", errors: str = "strict", chunk_
             yield docs, consumed
 
 
-def read_parquet(path: str, *, column: str = "text", errors: str = "strict", batch_rows: int = 8192,
-                 stats: Optional[Stats] = None) -> Iterator[Batch]:
+def read_parquet(
+    path: str, *, column: str = "text", errors: str = "strict", batch_rows: int = 8192, stats: Optional[Stats] = None
+) -> Iterator[Batch]:
     """The string (or binary, decoded as UTF-8) `column` of a Parquet file, row group by row
     group: memory is bounded by one batch of rows."""
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise InputError(f"{path}: reading Parquet needs pyarrow (pip install \"tagpipe[parquet]\")") from None
+        raise InputError(f'{path}: reading Parquet needs pyarrow (pip install "tagpipe[parquet]")') from None
     stats = stats if stats is not None else Stats()
     pf = pq.ParquetFile(path)
     names = pf.schema_arrow.names
@@ -256,16 +277,27 @@ def read_parquet(path: str, *, column: str = "text", errors: str = "strict", bat
         yield docs, nbytes
 
 
-def read(path: str, kind: str, *, split: str = "file", separator: str = "", field: str = "text",
-         column: str = "text", errors: str = "strict", stats: Optional[Stats] = None,
-         stdin: Optional[BinaryIO] = None, chunk_bytes: int = 1 << 22) -> Iterator[Batch]:
+def read(
+    path: str,
+    kind: str,
+    *,
+    split: str = "file",
+    separator: str = "",
+    field: str = "text",
+    column: str = "text",
+    errors: str = "strict",
+    stats: Optional[Stats] = None,
+    stdin: Optional[BinaryIO] = None,
+    chunk_bytes: int = 1 << 22,
+) -> Iterator[Batch]:
     """Batches of documents from one input of `kind` ("auto" picks by file name)."""
     kind = kind_of(path) if kind == "auto" else kind
     if path != "-" and not Path(path).is_file():
         raise InputError(f"{path}: no such file")
     if kind == "text":
-        return read_text(path, split=split, separator=separator, errors=errors, chunk_bytes=chunk_bytes,
-                         stats=stats, stdin=stdin)
+        return read_text(
+            path, split=split, separator=separator, errors=errors, chunk_bytes=chunk_bytes, stats=stats, stdin=stdin
+        )
     if kind == "jsonl":
         return read_jsonl(path, field=field, errors=errors, chunk_bytes=chunk_bytes, stats=stats, stdin=stdin)
     if kind == "parquet":

@@ -1,5 +1,6 @@
 """`tagpipe demo`: encode real text offline with the bundled GPT-2, one thread and every
 core, check the ids against tokenizers when it is installed, show the tag stream."""
+
 from __future__ import annotations
 
 import argparse
@@ -38,7 +39,7 @@ def _check_with_tokenizers(tok: Tokenizer, docs: list[str]) -> int:
     try:
         import tokenizers
     except ImportError:
-        print("  (install tokenizers to check these ids against it: pip install \"tagpipe[test]\")")
+        print('  (install tokenizers to check these ids against it: pip install "tagpipe[test]")')
         return 0
     oracle = tokenizers.Tokenizer.from_str(tok.to_str())
     check = docs[:: max(1, len(docs) // 40)]
@@ -48,8 +49,10 @@ def _check_with_tokenizers(tok: Tokenizer, docs: list[str]) -> int:
     got = tok.encode_batch(check)
     same = sum(a == b for a, b in zip(got, want))
     size = sum(len(d.encode("utf-8")) for d in check)
-    print(f"  tokenizers {tokenizers.__version__}: {size / dt / 1e6:7.1f} MB/s on {len(check)} of the documents; "
-          f"ids identical on {same} of {len(check)}")
+    print(
+        f"  tokenizers {tokenizers.__version__}: {size / dt / 1e6:7.1f} MB/s on {len(check)} of the documents; "
+        f"ids identical on {same} of {len(check)}"
+    )
     if same != len(check):
         print("  MISMATCH: please report it with the tokenizer and text", file=sys.stderr)
         return 1
@@ -68,15 +71,19 @@ def run(args: argparse.Namespace) -> int:
     nbytes = sum(len(d.encode("utf-8")) for d in docs)
     half = len(docs) // 2
     cores = os.cpu_count() or 1
-    print(f"Encoding {nbytes / 1e6:.1f} MB of real text (the Python standard library's source, "
-          f"{len(docs)} documents of ~10 kB):")
+    print(
+        f"Encoding {nbytes / 1e6:.1f} MB of real text (the Python standard library's source, "
+        f"{len(docs)} documents of ~10 kB):"
+    )
     # One thread on the first half (fresh text: the word cache starts empty), every core on
     # the second half (fresh again): nothing is timed twice on the same text.
     for part, threads in ((docs[:half], 1), (docs[half:], cores)):
         dt, ids_, offsets = _timed(tok, part, threads)
         size = sum(len(d.encode("utf-8")) for d in part)
-        print(f"  {threads} thread{'s' if threads > 1 else ' '}: {size / dt / 1e6:7.1f} MB/s, "
-              f"{len(ids_) / dt / 1e6:6.2f} M tokens/s  ({len(part)} documents, {len(ids_):,} ids)")
+        print(
+            f"  {threads} thread{'s' if threads > 1 else ' '}: {size / dt / 1e6:7.1f} MB/s, "
+            f"{len(ids_) / dt / 1e6:6.2f} M tokens/s  ({len(part)} documents, {len(ids_):,} ids)"
+        )
     if _check_with_tokenizers(tok, docs):
         return 1
     print()

@@ -3,6 +3,7 @@
 The command line side only: the arguments become `encode_files.Options`; the reading is
 `corpus`, the encoding loop `encode_files`, the output format `tokenfile`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,35 +34,57 @@ goes to stderr on a terminal; in pipes and logs the command is quiet unless --pr
 
 
 def add_arguments(e: argparse.ArgumentParser) -> None:
-    e.add_argument("args", nargs="+", metavar="[MODEL] INPUT",
-                   help='MODEL: a tokenizer.json, a directory holding one, a Hub id, or "bundled" (the '
-                        'default when only one INPUT is given); INPUT: text, .jsonl or .parquet files '
-                        '("-": stdin)')
-    e.add_argument("-o", "--out", required=True, help="output name: OUT.bin + OUT.idx + OUT.json "
-                   "(or OUT.npy + OUT.idx.npy + OUT.json with --format npy or an OUT ending in .npy)")
+    e.add_argument(
+        "args",
+        nargs="+",
+        metavar="[MODEL] INPUT",
+        help='MODEL: a tokenizer.json, a directory holding one, a Hub id, or "bundled" (the '
+        "default when only one INPUT is given); INPUT: text, .jsonl or .parquet files "
+        '("-": stdin)',
+    )
+    e.add_argument(
+        "-o",
+        "--out",
+        required=True,
+        help="output name: OUT.bin + OUT.idx + OUT.json "
+        "(or OUT.npy + OUT.idx.npy + OUT.json with --format npy or an OUT ending in .npy)",
+    )
     e.add_argument("--format", choices=tokenfile.FORMATS, default="bin", help="bin (default) or npy")
-    e.add_argument("--input-format", choices=("auto", "text", "jsonl", "parquet"), default="auto",
-                   help="auto (default): .jsonl/.ndjson are JSON Lines, .parquet is Parquet, else text")
+    e.add_argument(
+        "--input-format",
+        choices=("auto", "text", "jsonl", "parquet"),
+        default="auto",
+        help="auto (default): .jsonl/.ndjson are JSON Lines, .parquet is Parquet, else text",
+    )
     g = e.add_mutually_exclusive_group()
     g.add_argument("--lines", action="store_true", help="text: one document per line")
     g.add_argument("--blank-lines", action="store_true", help="text: documents separated by blank lines")
     g.add_argument("--separator", metavar="S", help='text: documents separated by S (e.g. "<|endoftext|>")')
     e.add_argument("--field", default="text", help="JSON Lines: the field holding the text (default text)")
     e.add_argument("--column", default="text", help="Parquet: the column holding the text (default text)")
-    e.add_argument("--errors", choices=corpus.ERRORS, default="strict",
-                   help="invalid UTF-8: strict (stop, naming file and byte), replace (U+FFFD) or skip "
-                        "(drop the document)")
+    e.add_argument(
+        "--errors",
+        choices=corpus.ERRORS,
+        default="strict",
+        help="invalid UTF-8: strict (stop, naming file and byte), replace (U+FFFD) or skip (drop the document)",
+    )
     e.add_argument("--threads", type=int, default=None, help="native threads (default: every core)")
     e.add_argument("--no-special", action="store_true", help="add_special_tokens=False")
-    e.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress line on stderr (default: only on a terminal)")
+    e.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress line on stderr (default: only on a terminal)",
+    )
     e.add_argument("--batch-megabytes", type=float, default=8.0, help=argparse.SUPPRESS)
 
 
 def _total_bytes(inputs: list[str], kind: str) -> Optional[int]:
     """The input size progress can count against (None when it cannot know it)."""
-    if any(p == "-" or p.endswith(".gz") or (kind == "auto" and corpus.kind_of(p) == "parquet")
-           or kind == "parquet" for p in inputs):
+    if any(
+        p == "-" or p.endswith(".gz") or (kind == "auto" and corpus.kind_of(p) == "parquet") or kind == "parquet"
+        for p in inputs
+    ):
         return None
     try:
         return sum(os.path.getsize(p) for p in inputs)
@@ -70,12 +93,20 @@ def _total_bytes(inputs: list[str], kind: str) -> Optional[int]:
 
 
 def _options(args: argparse.Namespace) -> encode_files.Options:
-    split = ("separator" if args.separator else "lines" if args.lines else "blank" if args.blank_lines else "file")
+    split = "separator" if args.separator else "lines" if args.lines else "blank" if args.blank_lines else "file"
     fmt = "npy" if args.out.endswith(".npy") else args.format
-    return encode_files.Options(kind=args.input_format, split=split, separator=args.separator or "",
-                                field=args.field, column=args.column, errors=args.errors, fmt=fmt,
-                                add_special_tokens=not args.no_special, threads=args.threads,
-                                batch_bytes=int(args.batch_megabytes * 1e6))
+    return encode_files.Options(
+        kind=args.input_format,
+        split=split,
+        separator=args.separator or "",
+        field=args.field,
+        column=args.column,
+        errors=args.errors,
+        fmt=fmt,
+        add_special_tokens=not args.no_special,
+        threads=args.threads,
+        batch_bytes=int(args.batch_megabytes * 1e6),
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,10 +127,12 @@ def run(args: argparse.Namespace) -> int:
     if show:
         m = r.meta
         skipped = f", {r.skipped:,} skipped (invalid UTF-8)" if r.skipped else ""
-        print(f"wrote {m['ids']} ({m['dtype']}), {m['index']} and {Path(args.out).name.rsplit('.', 1)[0]}.json: "
-              f"{m['documents']:,} documents{skipped}, {m['tokens']:,} tokens, "
-              f"{r.input_bytes / max(r.seconds, 1e-9) / 1e6:.1f} MB/s, peak memory {r.peak_rss_mb:.0f} MB",
-              file=sys.stderr)
+        print(
+            f"wrote {m['ids']} ({m['dtype']}), {m['index']} and {Path(args.out).name.rsplit('.', 1)[0]}.json: "
+            f"{m['documents']:,} documents{skipped}, {m['tokens']:,} tokens, "
+            f"{r.input_bytes / max(r.seconds, 1e-9) / 1e6:.1f} MB/s, peak memory {r.peak_rss_mb:.0f} MB",
+            file=sys.stderr,
+        )
     elif r.skipped:
         print(f"tagpipe encode: skipped {r.skipped:,} documents with invalid UTF-8", file=sys.stderr)
     return 0

@@ -6,6 +6,7 @@ A reader thread cuts the inputs into documents (tagpipe.cli.corpus) and hands ba
 ids and offsets to the output (tagpipe.cli.tokenfile).  Memory stays bounded by a few batches
 whatever the corpus size.
 """
+
 from __future__ import annotations
 
 import os
@@ -24,13 +25,13 @@ from tagpipe.tokenizer import Tokenizer
 
 @dataclass
 class Options:
-    kind: str = "auto"            # text, jsonl, parquet or auto (by file name)
-    split: str = "file"           # text: file, lines, blank or separator
+    kind: str = "auto"  # text, jsonl, parquet or auto (by file name)
+    split: str = "file"  # text: file, lines, blank or separator
     separator: str = ""
-    field: str = "text"           # jsonl
-    column: str = "text"          # parquet
-    errors: str = "strict"        # invalid UTF-8: strict, replace or skip
-    fmt: str = "bin"              # bin or npy (tagpipe.cli.tokenfile)
+    field: str = "text"  # jsonl
+    column: str = "text"  # parquet
+    errors: str = "strict"  # invalid UTF-8: strict, replace or skip
+    fmt: str = "bin"  # bin or npy (tagpipe.cli.tokenfile)
     add_special_tokens: bool = True
     threads: Optional[int] = None  # native threads (default: every core)
     batch_bytes: int = 8 << 20
@@ -72,12 +73,12 @@ class Progress:
         if self.total:
             share = min(1.0, self.bytes / self.total)
             filled = int(share * self.BAR)
-            done = (f"[{'#' * filled}{'.' * (self.BAR - filled)}] {100 * share:3.0f}% "
-                    f"{done} of {self.total / 1e6:,.1f} MB")
+            done = (
+                f"[{'#' * filled}{'.' * (self.BAR - filled)}] {100 * share:3.0f}% {done} of {self.total / 1e6:,.1f} MB"
+            )
         else:
             done += " MB"
-        return (f"{done} · {self.docs:,} documents · {self.tokens:,} tokens · "
-                f"{self.bytes / dt / 1e6:,.1f} MB/s")
+        return f"{done} · {self.docs:,} documents · {self.tokens:,} tokens · {self.bytes / dt / 1e6:,.1f} MB/s"
 
     def close(self) -> None:
         if self.enabled:
@@ -90,9 +91,17 @@ def _batches(inputs: Sequence[str], opts: Options, stats: corpus.Stats) -> Itera
     docs: list[str] = []
     nbytes = 0
     for path in inputs:
-        for part, size in corpus.read(path, opts.kind, split=opts.split, separator=opts.separator,
-                                      field=opts.field, column=opts.column, errors=opts.errors,
-                                      stats=stats, stdin=sys.stdin.buffer if path == "-" else None):
+        for part, size in corpus.read(
+            path,
+            opts.kind,
+            split=opts.split,
+            separator=opts.separator,
+            field=opts.field,
+            column=opts.column,
+            errors=opts.errors,
+            stats=stats,
+            stdin=sys.stdin.buffer if path == "-" else None,
+        ):
             docs += part
             nbytes += size
             if nbytes >= opts.batch_bytes:
@@ -127,8 +136,15 @@ def _peak_rss_mb() -> float:
         return 0.0
 
 
-def encode_files(tok: Tokenizer, inputs: Sequence[str], out: str, opts: Optional[Options] = None,
-                 *, progress: Optional[Progress] = None, model: str = "") -> Result:
+def encode_files(
+    tok: Tokenizer,
+    inputs: Sequence[str],
+    out: str,
+    opts: Optional[Options] = None,
+    *,
+    progress: Optional[Progress] = None,
+    model: str = "",
+) -> Result:
     """Encode `inputs` (paths; "-" is standard input) into the token file `out`
     (tagpipe.cli.tokenfile).  The output appears only when complete."""
     opts = opts or Options()
@@ -136,10 +152,19 @@ def encode_files(tok: Tokenizer, inputs: Sequence[str], out: str, opts: Optional
         if path != "-" and not os.path.isfile(path):
             raise corpus.InputError(f"{path}: no such file")
     sha = tok.sha256
-    meta = {"tokenizer": model, "tokenizer_sha256": sha, "add_special_tokens": opts.add_special_tokens,
-            "inputs": list(inputs), "kind": opts.kind, "split": opts.split, "separator": opts.separator,
-            "field": opts.field, "column": opts.column, "errors": opts.errors,
-            "tagpipe": __version__}
+    meta = {
+        "tokenizer": model,
+        "tokenizer_sha256": sha,
+        "add_special_tokens": opts.add_special_tokens,
+        "inputs": list(inputs),
+        "kind": opts.kind,
+        "split": opts.split,
+        "separator": opts.separator,
+        "field": opts.field,
+        "column": opts.column,
+        "errors": opts.errors,
+        "tagpipe": __version__,
+    }
     writer = tokenfile.Writer(out, opts.fmt, tok.vocab_size, meta)
     stats = corpus.Stats()
     q: "queue.Queue" = queue.Queue(maxsize=2)
@@ -157,8 +182,9 @@ def encode_files(tok: Tokenizer, inputs: Sequence[str], out: str, opts: Optional
             if isinstance(item, BaseException):
                 raise item
             docs, nbytes = item
-            ids, offsets = tok.encode_batch_flat(docs, add_special_tokens=opts.add_special_tokens,
-                                                 num_threads=opts.threads)
+            ids, offsets = tok.encode_batch_flat(
+                docs, add_special_tokens=opts.add_special_tokens, num_threads=opts.threads
+            )
             writer.write(ids, offsets)
             progress.update(nbytes, len(docs), len(ids))
         meta = writer.commit()

@@ -1,4 +1,5 @@
 """`tagpipe explain MODEL`: what runs natively and what is delegated, stage by stage."""
+
 from __future__ import annotations
 
 import argparse

@@ -22,6 +22,7 @@
 MODEL is a tokenizer.json, a directory holding one, "bundled" (GPT-2, shipped with tagpipe),
 or a Hugging Face Hub repo id (needs huggingface_hub: pip install "tagpipe[hub]").
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,16 +33,29 @@ from tagpipe.cli import bench, demo, encode, explain
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="tagpipe", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="tagpipe", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
     raw = argparse.RawDescriptionHelpFormatter
     commands = [
         ("demo", demo, dict(help="encode real text with the bundled GPT-2 (offline)")),
-        ("encode", encode, dict(help="encode corpus files into a token file (ids + document index)",
-                                description=encode.HELP, formatter_class=raw)),
-        ("bench", bench, dict(help="tagpipe vs tokenizers on your text, ids checked",
-                              description=bench.__doc__, formatter_class=raw)),
+        (
+            "encode",
+            encode,
+            dict(
+                help="encode corpus files into a token file (ids + document index)",
+                description=encode.HELP,
+                formatter_class=raw,
+            ),
+        ),
+        (
+            "bench",
+            bench,
+            dict(
+                help="tagpipe vs tokenizers on your text, ids checked", description=bench.__doc__, formatter_class=raw
+            ),
+        ),
         ("explain", explain, dict(help="which stages of a tokenizer.json run natively")),
     ]
     for name, module, options in commands:

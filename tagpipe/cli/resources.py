@@ -1,5 +1,6 @@
 """What the commands share: a tokenizer from MODEL, the bundled GPT-2, and real text that
 every Python install has (the standard library's source)."""
+
 from __future__ import annotations
 
 import gzip
@@ -48,7 +49,7 @@ def stdlib_documents(megabytes: float) -> list[str]:
         except (OSError, UnicodeDecodeError):
             continue
         for i in range(0, len(text), DOC_BYTES):
-            docs.append(text[i:i + DOC_BYTES])
+            docs.append(text[i : i + DOC_BYTES])
             size += len(docs[-1].encode("utf-8"))
             if size >= want:
                 return docs

@@ -23,6 +23,7 @@ Every file is first written under a temporary name beside its destination
 (``.corpus.bin.partial-<pid>``) and renamed into place only when complete; an interrupted run
 removes its temporary files when it can (Ctrl-C, SIGTERM) and otherwise leaves only those.
 """
+
 from __future__ import annotations
 
 import json
@@ -121,8 +122,15 @@ class Writer:
         """Make the output complete: both arrays renamed into place, then the manifest."""
         self.ids.finish()
         self.idx.finish()
-        meta = {"format": self.fmt, "dtype": self.dtype.str, "documents": self.docs, "tokens": self.ids.n,
-                "ids": self.ids_path.name, "index": self.idx_path.name, **self.meta}
+        meta = {
+            "format": self.fmt,
+            "dtype": self.dtype.str,
+            "documents": self.docs,
+            "tokens": self.ids.n,
+            "ids": self.ids_path.name,
+            "index": self.idx_path.name,
+            **self.meta,
+        }
         tmp = self.manifest.with_name(f".{self.manifest.name}.partial-{os.getpid()}")
         tmp.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
         try:  # an old manifest must not vouch for new, half-renamed arrays
@@ -150,8 +158,9 @@ def read(out: str) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         ids = np.load(d / meta["ids"], mmap_mode="r")
         idx = np.load(d / meta["index"])
     else:
-        ids = np.memmap(d / meta["ids"], dtype=meta["dtype"], mode="r") if meta["tokens"] else \
-            np.zeros(0, meta["dtype"])
+        ids = (
+            np.memmap(d / meta["ids"], dtype=meta["dtype"], mode="r") if meta["tokens"] else np.zeros(0, meta["dtype"])
+        )
         idx = np.fromfile(d / meta["index"], dtype="<u8")
     if len(ids) != meta["tokens"] or len(idx) != meta["documents"] + 1:
         raise ValueError(f"{out}: the arrays do not match the manifest")

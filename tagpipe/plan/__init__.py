@@ -12,11 +12,21 @@ One module per section, as in ``tagpipe.spec``, dispatching on the parsed model'
     metaspace        -> the MetaspaceRuns stage, when the vocabulary proves it exact
     encoder          -> the whole file: TokenizerPlan and _core.EncoderConfig   plan_tokenizer
 """
+
 from tagpipe.plan.encoder import TokenizerPlan, plan_tokenizer
 from tagpipe.plan.normalizers import plan_normalizer
 from tagpipe.plan.post_processors import PostProcess
 from tagpipe.plan.pre_tokenizers import KNOWN_PATTERNS, PreTokenizerPlan, plan_pre_tokenizer
 from tagpipe.plan.steps import Plan, Step
 
-__all__ = ["KNOWN_PATTERNS", "Plan", "PostProcess", "PreTokenizerPlan", "Step", "TokenizerPlan",
-           "plan_normalizer", "plan_pre_tokenizer", "plan_tokenizer"]
+__all__ = [
+    "KNOWN_PATTERNS",
+    "Plan",
+    "PostProcess",
+    "PreTokenizerPlan",
+    "Step",
+    "TokenizerPlan",
+    "plan_normalizer",
+    "plan_pre_tokenizer",
+    "plan_tokenizer",
+]

@@ -1,13 +1,13 @@
 """The whole tokenizer.json -> its plan (`TokenizerPlan`: the explain() lines, the truncation
 and padding, the post-processor's tokens) and, when every stage is native, the native
 encoder's configuration (``_core.EncoderConfig``)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Optional
 
-from tagpipe import _core
-from tagpipe import spec
+from tagpipe import _core, spec
 from tagpipe.plan.added_tokens import plan_added_tokens
 from tagpipe.plan.metaspace import metaspace_runs
 from tagpipe.plan.models import configure_model, id_bound, plan_model
@@ -28,8 +28,9 @@ class TokenizerPlan(Plan):
     id_bound: int = 0  # one more than the largest id an encode can return
 
 
-def plan_tokenizer(loaded: spec.TokenizerSpec, cache_bytes: int, use_metaspace_runs: bool = True
-                   ) -> tuple[TokenizerPlan, Optional[_core.EncoderConfig]]:
+def plan_tokenizer(
+    loaded: spec.TokenizerSpec, cache_bytes: int, use_metaspace_runs: bool = True
+) -> tuple[TokenizerPlan, Optional[_core.EncoderConfig]]:
     """The plan, and the native encoder's configuration (None: the tokenizer is delegated)."""
     plan = TokenizerPlan(id_bound=id_bound(loaded.model, loaded.added_tokens))
     normalizer = plan_normalizer(loaded.normalizer, "normalizer", plan)
@@ -42,15 +43,20 @@ def plan_tokenizer(loaded: spec.TokenizerSpec, cache_bytes: int, use_metaspace_r
         return plan, None
     runs, lines = metaspace_runs(loaded.model, normalizer, pre.stages)
     if runs is not None and not use_metaspace_runs:
-        runs, lines = None, [Step("MetaspaceRuns", "off", True, "disabled (metaspace_runs=False): "
-                                  "the whole-span path")]
+        runs, lines = None, [Step("MetaspaceRuns", "off", True, "disabled (metaspace_runs=False): the whole-span path")]
     plan.steps.extend(lines)
     added = plan_added_tokens(loaded.added_tokens, normalizer, plan)
     if added is None:
         return plan, None
     plan.metaspace_runs = runs is not None
-    config = _core.EncoderConfig(normalizer=normalizer, pre_tokenizer=pre.stages + ([runs] if runs else []),
-                                 raw_tokens=added[0], normalized_tokens=added[1], prefix_ids=plan.prefix_ids,
-                                 suffix_ids=plan.suffix_ids, cache_bytes=cache_bytes)
+    config = _core.EncoderConfig(
+        normalizer=normalizer,
+        pre_tokenizer=pre.stages + ([runs] if runs else []),
+        raw_tokens=added[0],
+        normalized_tokens=added[1],
+        prefix_ids=plan.prefix_ids,
+        suffix_ids=plan.suffix_ids,
+        cache_bytes=cache_bytes,
+    )
     configure_model(loaded.model, config)
     return plan, config

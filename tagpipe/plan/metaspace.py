@@ -3,6 +3,7 @@ provably changes no id.  A probe of the tokenizer's own normalizer and pre-token
 pipelines (llama-2, mistral, gemma); a scan of the vocabulary at load proves the cuts exact
 (no piece joins a cut, or it is guarded).  The argument: docs/design/metaspace-runs.md.
 """
+
 from __future__ import annotations
 
 import re
@@ -10,8 +11,7 @@ from typing import Optional
 
 import numpy as np
 
-from tagpipe import _core
-from tagpipe import spec
+from tagpipe import _core, spec
 from tagpipe.plan.steps import Step
 
 MAX_GUARDS = 256  # more crossing pieces than this: guarding every cut costs more than it saves
@@ -27,7 +27,7 @@ def _probe_mark(normalizer: list[_core.NormalizerStep], stages: list[_core.PreTo
     piece = b[0].decode("utf-8")
     if not (piece.count("a") == 1 and piece.endswith("b") and "a" in piece):
         return None
-    mark = piece[piece.index("a") + 1:-1]
+    mark = piece[piece.index("a") + 1 : -1]
     if len(mark) != 1 or mark == " " or mark not in a[0].decode("utf-8"):
         return None  # no mark written for the space: an ordinary single-piece pipeline
     return mark
@@ -49,13 +49,16 @@ def _why_not(model: spec.Model, mark: str) -> list[str]:
         why.append("dropout is on")
     full_fallback = model.byte_fallback and all(f"<0x{b:02X}>" in vocab for b in range(256))
     if not (model.unk_token in vocab or full_fallback) and any(mark * 2 in t for t in vocab):
-        why.append(f"a character the vocabulary lacks is dropped (no unk token, no full byte_fallback) "
-                   f"and a piece holds {mark * 2!r}")
+        why.append(
+            f"a character the vocabulary lacks is dropped (no unk token, no full byte_fallback) "
+            f"and a piece holds {mark * 2!r}"
+        )
     return why
 
 
-def metaspace_runs(model: spec.Model, normalizer: list[_core.NormalizerStep],
-                   stages: list[_core.PreTokenizerStage]) -> tuple[Optional[_core.PreTokenizerStage], list[Step]]:
+def metaspace_runs(
+    model: spec.Model, normalizer: list[_core.NormalizerStep], stages: list[_core.PreTokenizerStage]
+) -> tuple[Optional[_core.PreTokenizerStage], list[Step]]:
     """The MetaspaceRuns stage for this tokenizer (or None), and the explain() lines."""
     where = "MetaspaceRuns"
     mark = _probe_mark(normalizer, stages)
@@ -73,12 +76,18 @@ def metaspace_runs(model: spec.Model, normalizer: list[_core.NormalizerStep],
         return None, [Step(where, probe, True, "not used, the whole-span path (exact): " + "; ".join(why))]
     assert isinstance(model, spec.BPE)
     guards = sorted(crossing)
-    how = "proof: no vocabulary piece joins a cut" if not guards else (
-        f"proof: {len(guards)} crossing piece(s) guarded ({', '.join(map(repr, guards[:3]))}"
-        f"{', ...' if len(guards) > 3 else ''})")
+    how = (
+        "proof: no vocabulary piece joins a cut"
+        if not guards
+        else (
+            f"proof: {len(guards)} crossing piece(s) guarded ({', '.join(map(repr, guards[:3]))}"
+            f"{', ...' if len(guards) > 3 else ''})"
+        )
+    )
     pairs = ascii_cut_pairs(model.vocab, model.byte_fallback)
-    stage = _core.PreTokenizerStage(kind=_core.PreTokenizerStage.Kind.MetaspaceRuns, literal=mark, guards=guards,
-                                    pairs=pairs)
+    stage = _core.PreTokenizerStage(
+        kind=_core.PreTokenizerStage.Kind.MetaspaceRuns, literal=mark, guards=guards, pairs=pairs
+    )
     how += f"; and between {sum(pairs)} of the 16384 ASCII character pairs no piece holds"
     return stage, [Step(where, probe, True, "cut before each run of the mark; " + how)]
 

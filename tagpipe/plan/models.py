@@ -1,10 +1,10 @@
 """The ``model`` section -> its explain() line, and the model's part of the native encoder's
 configuration: BPE's vocabulary, merges and options, or a built WordPiece / WordLevel /
 Unigram (``_core.PieceModel``)."""
+
 from __future__ import annotations
 
-from tagpipe import _core
-from tagpipe import spec
+from tagpipe import _core, spec
 from tagpipe.plan.steps import Plan
 
 
@@ -19,29 +19,43 @@ def plan_model(model: spec.Model, byte_level: bool, cache_bytes: int, plan: Plan
         if model.dropout:
             plan.add("model", "BPE", False, "dropout is random: delegated")
         elif model.unk_token is not None and model.unk_token not in model.vocab:
-            plan.add("model", "BPE", False, "unk_token is not in the vocabulary (the oracle fails on the first "
-                                            "unknown character)")
+            plan.add(
+                "model",
+                "BPE",
+                False,
+                "unk_token is not in the vocabulary (the oracle fails on the first unknown character)",
+            )
         else:
-            plan.add("model", f"BPE({len(model.vocab)} tokens, {len(model.merges)} merges)", True,
-                     "native, " + cache)
+            plan.add("model", f"BPE({len(model.vocab)} tokens, {len(model.merges)} merges)", True, "native, " + cache)
     elif isinstance(model, spec.WordPiece):
-        plan.add("model", f"WordPiece({len(model.vocab)} tokens, prefix {model.continuing_subword_prefix!r}, "
-                          f"max {model.max_input_chars_per_word} chars)",
-                 True, "greedy longest match on a byte trie, " + cache + _unk_note(model))
+        plan.add(
+            "model",
+            f"WordPiece({len(model.vocab)} tokens, prefix {model.continuing_subword_prefix!r}, "
+            f"max {model.max_input_chars_per_word} chars)",
+            True,
+            "greedy longest match on a byte trie, " + cache + _unk_note(model),
+        )
     elif isinstance(model, spec.WordLevel):
-        plan.add("model", f"WordLevel({len(model.vocab)} tokens)", True,
-                 "vocabulary lookup, " + cache + _unk_note(model))
+        plan.add(
+            "model", f"WordLevel({len(model.vocab)} tokens)", True, "vocabulary lookup, " + cache + _unk_note(model)
+        )
     else:
         extra = ", byte_fallback" if model.byte_fallback else ""
-        plan.add("model", f"Unigram({len(model.vocab)} pieces, unk_id {model.unk_id}{extra})", True,
-                 "Viterbi on a byte trie (the oracle's encode_optimized), " + cache)
+        plan.add(
+            "model",
+            f"Unigram({len(model.vocab)} pieces, unk_id {model.unk_id}{extra})",
+            True,
+            "Viterbi on a byte trie (the oracle's encode_optimized), " + cache,
+        )
 
 
 def _unk_note(model: spec.WordPiece | spec.WordLevel) -> str:
     if model.unk_token in model.vocab:
         return ""
-    return (f"; unk_token {model.unk_token!r} is not in the vocabulary: a text with an unknown piece "
-            "is delegated, and the oracle raises")
+    return (
+        f"; unk_token {model.unk_token!r} is not in the vocabulary: a text with an unknown piece "
+        "is delegated, and the oracle raises"
+    )
 
 
 def configure_model(model: spec.Model, config: _core.EncoderConfig) -> None:
@@ -51,14 +65,20 @@ def configure_model(model: spec.Model, config: _core.EncoderConfig) -> None:
         unk = model.unk_token
         config.set_vocab(model.vocab)
         config.set_merges(model.merge_ids)
-        config.bpe = _core.BpeOptions(unk_id=None if unk is None else model.vocab[unk], fuse_unk=model.fuse_unk,
-                                      byte_fallback=model.byte_fallback, ignore_merges=model.ignore_merges,
-                                      prefix=model.continuing_subword_prefix or "",
-                                      suffix=model.end_of_word_suffix or "")
+        config.bpe = _core.BpeOptions(
+            unk_id=None if unk is None else model.vocab[unk],
+            fuse_unk=model.fuse_unk,
+            byte_fallback=model.byte_fallback,
+            ignore_merges=model.ignore_merges,
+            prefix=model.continuing_subword_prefix or "",
+            suffix=model.end_of_word_suffix or "",
+        )
     elif isinstance(model, spec.WordPiece):
-        options = _core.WordPieceOptions(unk_id=model.vocab.get(model.unk_token),
-                                         prefix=model.continuing_subword_prefix,
-                                         max_chars=model.max_input_chars_per_word)
+        options = _core.WordPieceOptions(
+            unk_id=model.vocab.get(model.unk_token),
+            prefix=model.continuing_subword_prefix,
+            max_chars=model.max_input_chars_per_word,
+        )
         config.piece_model = _core.WordPiece(model.vocab, options)
     elif isinstance(model, spec.WordLevel):
         config.piece_model = _core.WordLevel(model.vocab, model.vocab.get(model.unk_token))

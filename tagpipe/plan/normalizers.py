@@ -2,12 +2,12 @@
 the reason.  A Sequence is flattened; consecutive per-character normalizers (Lowercase,
 StripAccents, NFD, NFKD, BertNormalizer) are fused into one unicode pass when their rules
 run in that pass's order (cpp/normalize/normalize.h, UnicodeOptions)."""
+
 from __future__ import annotations
 
 from typing import Callable, Optional
 
-from tagpipe import _core
-from tagpipe import spec
+from tagpipe import _core, spec
 from tagpipe.plan.steps import Plan
 
 NormalizerStep = _core.NormalizerStep
@@ -72,29 +72,46 @@ class _Planner:
 
 # -- one function per normalizer -------------------------------------------------------------
 
+
 def _prepend(p: _Planner, n: spec.Prepend, path: str) -> None:
     p.native(path, f"Prepend({n.prepend!r})", "native", NormalizerStep(kind=Kind.Prepend, a=n.prepend))
 
 
 def _replace(p: _Planner, n: spec.Replace, path: str) -> None:
     if n.pattern.kind == "String" and n.pattern.value:
-        p.native(path, f"Replace({n.pattern.value!r} -> {n.content!r})", "literal search",
-                 NormalizerStep(kind=Kind.Replace, a=n.pattern.value, b=n.content))
+        p.native(
+            path,
+            f"Replace({n.pattern.value!r} -> {n.content!r})",
+            "literal search",
+            NormalizerStep(kind=Kind.Replace, a=n.pattern.value, b=n.content),
+        )
     elif n.pattern.kind == "Regex" and n.pattern.value == " {2,}":
-        p.native(path, f"Replace(Regex(' {{2,}}') -> {n.content!r})", "runs of two or more spaces",
-                 NormalizerStep(kind=Kind.SpaceRuns, b=n.content))
+        p.native(
+            path,
+            f"Replace(Regex(' {{2,}}') -> {n.content!r})",
+            "runs of two or more spaces",
+            NormalizerStep(kind=Kind.SpaceRuns, b=n.content),
+        )
     else:
         p.plan.add(path, "Replace", False, "no native Replace normalizer yet")
 
 
 def _nfc(p: _Planner, n: spec.NFC, path: str) -> None:
-    p.native(path, "NFC", "identity on NFC-inert text (quick check); other texts are delegated per call",
-             NormalizerStep(kind=Kind.Nfc))
+    p.native(
+        path,
+        "NFC",
+        "identity on NFC-inert text (quick check); other texts are delegated per call",
+        NormalizerStep(kind=Kind.Nfc),
+    )
 
 
 def _nfkc(p: _Planner, n: spec.NFKC, path: str) -> None:
-    p.native(path, "NFKC", "identity on NFKC-inert text (quick check); other texts are delegated per call",
-             NormalizerStep(kind=Kind.Nfkc))
+    p.native(
+        path,
+        "NFKC",
+        "identity on NFKC-inert text (quick check); other texts are delegated per call",
+        NormalizerStep(kind=Kind.Nfkc),
+    )
 
 
 def _bert(p: _Planner, n: spec.BertNormalizer, path: str) -> None:
@@ -103,14 +120,26 @@ def _bert(p: _Planner, n: spec.BertNormalizer, path: str) -> None:
     if strip:
         options.decompose, options.drop = _core.Decompose.Nfd, _core.CharFilter.BertMn
     _add_unicode(p.steps, options)
-    flags = ", ".join(k for k, v in (("clean_text", n.clean_text), ("chinese", n.handle_chinese_chars),
-                                     ("strip_accents", strip), ("lowercase", n.lowercase)) if v)
+    flags = ", ".join(
+        k
+        for k, v in (
+            ("clean_text", n.clean_text),
+            ("chinese", n.handle_chinese_chars),
+            ("strip_accents", strip),
+            ("lowercase", n.lowercase),
+        )
+        if v
+    )
     p.native(path, f"BertNormalizer({flags})", "oracle-derived character tables")
 
 
 def _strip(p: _Planner, n: spec.Strip, path: str) -> None:
-    p.native(path, f"Strip(left={n.strip_left}, right={n.strip_right})", "native",
-             NormalizerStep(kind=Kind.Strip, strip_left=n.strip_left, strip_right=n.strip_right))
+    p.native(
+        path,
+        f"Strip(left={n.strip_left}, right={n.strip_right})",
+        "native",
+        NormalizerStep(kind=Kind.Strip, strip_left=n.strip_left, strip_right=n.strip_right),
+    )
 
 
 def _precompiled(p: _Planner, n: spec.Precompiled, path: str) -> None:
@@ -122,9 +151,12 @@ def _precompiled(p: _Planner, n: spec.Precompiled, path: str) -> None:
         charsmap = _core.Charsmap(blob)
     except ValueError as e:
         raise ValueError(f"{path}.precompiled_charsmap: {e}") from None
-    p.native(path, f"Precompiled({len(blob)} bytes)", "character by character; a text where a grapheme "
-             "cluster could change the result is delegated per call",
-             NormalizerStep(kind=Kind.Precompiled, charsmap=charsmap))
+    p.native(
+        path,
+        f"Precompiled({len(blob)} bytes)",
+        "character by character; a text where a grapheme cluster could change the result is delegated per call",
+        NormalizerStep(kind=Kind.Precompiled, charsmap=charsmap),
+    )
 
 
 _HANDLERS: dict[type, Callable] = {

@@ -20,6 +20,7 @@ is cut in place and the special tokens stay:
   longest of the batch (of one text: itself), both rounded up to ``pad_to_multiple_of``;
   never shorter, ``pad_id`` on the ``direction`` side.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -47,8 +48,13 @@ def special_ids(node: Optional[spec.PostProcessor], path: str, plan: Plan) -> tu
             if piece.kind == "Sequence":
                 seen = True
             elif piece.id not in node.special_tokens:
-                plan.add(path, "TemplateProcessing", False, f"the single template's special token {piece.id!r} "
-                         "is not in special_tokens (the oracle panics when it adds special tokens)")
+                plan.add(
+                    path,
+                    "TemplateProcessing",
+                    False,
+                    f"the single template's special token {piece.id!r} "
+                    "is not in special_tokens (the oracle panics when it adds special tokens)",
+                )
                 return [], []
             else:
                 (after if seen else before).extend(node.special_tokens[piece.id].ids)
@@ -117,8 +123,7 @@ class PostProcess:
             return np.zeros(len(lengths), dtype=bool)
         return lengths - n_added > limit
 
-    def truncate(self, ids: np.ndarray, offsets: np.ndarray, add_special: bool
-                 ) -> tuple[np.ndarray, np.ndarray]:
+    def truncate(self, ids: np.ndarray, offsets: np.ndarray, add_special: bool) -> tuple[np.ndarray, np.ndarray]:
         """Each document's body cut to the limit (the documents `failing` names are left whole)."""
         limit = self.limit(add_special)
         if limit is None:
@@ -140,8 +145,9 @@ class PostProcess:
         np.cumsum(new_lengths, out=new_offsets[1:])
         return ids[keep], new_offsets
 
-    def pad(self, ids: np.ndarray, offsets: np.ndarray, live: Optional[np.ndarray] = None
-            ) -> tuple[np.ndarray, np.ndarray]:
+    def pad(
+        self, ids: np.ndarray, offsets: np.ndarray, live: Optional[np.ndarray] = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Every document padded to the batch's target length (a batch of one: encode); the
         documents `live` leaves out (null rows of an Arrow column) stay as they are."""
         if self.pad_id is None or len(offsets) < 2:
@@ -156,8 +162,10 @@ class PostProcess:
         if m and target % m:
             target += m - target % m
         if target > _MAX_PAD:
-            raise ValueError(f"padding: a padded length of {target} ids (padding.strategy / "
-                             f"pad_to_multiple_of) is more than tagpipe allocates ({_MAX_PAD})")
+            raise ValueError(
+                f"padding: a padded length of {target} ids (padding.strategy / "
+                f"pad_to_multiple_of) is more than tagpipe allocates ({_MAX_PAD})"
+            )
         new_lengths = np.where(live, np.maximum(lengths, target), lengths)
         if (new_lengths == lengths).all():
             return ids, offsets
@@ -170,26 +178,40 @@ class PostProcess:
         return out, new_offsets
 
 
-def plan_post_process(truncation: Optional[spec.Truncation], padding: Optional[spec.Padding],
-                      prefix_ids: list[int], suffix_ids: list[int], plan: Plan) -> PostProcess:
+def plan_post_process(
+    truncation: Optional[spec.Truncation],
+    padding: Optional[spec.Padding],
+    prefix_ids: list[int],
+    suffix_ids: list[int],
+    plan: Plan,
+) -> PostProcess:
     """The truncation and padding sections, with their explain() lines."""
     kw: dict[str, Any] = {"n_prefix": len(prefix_ids), "n_suffix": len(suffix_ids)}
     trunc = truncation
     if trunc is not None:
-        kw.update(max_length=trunc.max_length, stride=trunc.stride, only_second=trunc.strategy == "OnlySecond",
-                  cut_left=trunc.direction == "Left")
+        kw.update(
+            max_length=trunc.max_length,
+            stride=trunc.stride,
+            only_second=trunc.strategy == "OnlySecond",
+            cut_left=trunc.direction == "Left",
+        )
         how = "on the native ids, before the special tokens"
         if kw["only_second"]:
             how += " (a text that needs it is the oracle's error: delegated to raise it)"
         elif trunc.direction == "Right":
             how += " (the model stops once the kept ids are known, unless a later piece could be an error)"
-        plan.add("truncation", f"{trunc.strategy}(max_length={trunc.max_length}, stride={trunc.stride}, "
-                               f"{trunc.direction})", True, how)
+        plan.add(
+            "truncation",
+            f"{trunc.strategy}(max_length={trunc.max_length}, stride={trunc.stride}, {trunc.direction})",
+            True,
+            how,
+        )
     pad = padding
     if pad is not None:
         fixed = pad.strategy.length if isinstance(pad.strategy, spec.FixedPadding) else None
-        kw.update(pad_fixed=fixed, pad_multiple=pad.pad_to_multiple_of, pad_id=pad.pad_id,
-                  pad_left=pad.direction == "Left")
+        kw.update(
+            pad_fixed=fixed, pad_multiple=pad.pad_to_multiple_of, pad_id=pad.pad_id, pad_left=pad.direction == "Left"
+        )
         what = f"Fixed({fixed})" if fixed is not None else "BatchLongest"
         plan.add("padding", f"{what}, {pad.direction}, pad_id={pad.pad_id}", True, "on the native ids")
     return PostProcess(**kw)

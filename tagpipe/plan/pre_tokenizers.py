@@ -6,13 +6,13 @@ oracle, or the whole section is handed to ``tokenizers`` -- never approximated. 
 are recognised by exact spelling: a pattern one character off a known one is delegated, not
 guessed.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from tagpipe import _core
-from tagpipe import spec
+from tagpipe import _core, spec
 from tagpipe.plan.steps import Plan
 
 Stage = _core.PreTokenizerStage
@@ -22,32 +22,23 @@ Kind = _core.PreTokenizerStage.Kind
 # tokenizer.json files.
 KNOWN_PATTERNS: dict[str, str] = {
     # GPT-2 (ByteLevel's own regex)
-    "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+":
-        'gpt2',
+    "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+": "gpt2",
     # llama-3 / cl100k
-    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+":
-        'cl100k',
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+": "cl100k",
     # tiktoken's cl100k spelling: Oniguruma reads \p{N}{1,3}+ as (\p{N}{1,3})+
-    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+":
-        'cl100k_digit_runs',
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+": "cl100k_digit_runs",
     # qwen2 / qwen3: single \p{N}
-    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+":
-        'qwen2',
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+": "qwen2",
     # o200k (gpt-4o)
-    "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+":
-        'o200k',
+    "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+": "o200k",
     # deepseek-v3, first Split
-    '\\p{N}{1,3}':
-        'deepseek_numbers',
+    "\\p{N}{1,3}": "deepseek_numbers",
     # deepseek-v3, second Split
-    '[一-龥\u3040-ゟ゠-ヿ]+':
-        'deepseek_cjk',
+    "[一-龥\u3040-ゟ゠-ヿ]+": "deepseek_cjk",
     # deepseek-v3, third Split
-    '[!"#$%&\'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+':
-        'deepseek_words',
+    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+": "deepseek_words",
     # falcon
-    '[0-9][0-9][0-9]':
-        'ascii_digit_triples',
+    "[0-9][0-9][0-9]": "ascii_digit_triples",
 }
 
 _PREPEND = {"always": Stage.Prepend.Always, "first": Stage.Prepend.First, "never": Stage.Prepend.Never}
@@ -91,12 +82,17 @@ class _Planner:
 
 # -- one function per pre-tokenizer ----------------------------------------------------------
 
+
 def _byte_level(p: _Planner, n: spec.ByteLevelPreTokenizer, path: str) -> None:
     what = f"ByteLevel(add_prefix_space={n.add_prefix_space}, use_regex={n.use_regex})"
     if p.mapped:
         return p.delegate(path, what, "a second ByteLevel would map ByteLevel characters again")
-    p.native(path, what, "GPT-2 state machine" if n.use_regex else "byte map only",
-             Stage(kind=Kind.ByteLevel, add_prefix_space=n.add_prefix_space, use_regex=n.use_regex))
+    p.native(
+        path,
+        what,
+        "GPT-2 state machine" if n.use_regex else "byte map only",
+        Stage(kind=Kind.ByteLevel, add_prefix_space=n.add_prefix_space, use_regex=n.use_regex),
+    )
     p.mapped = True
 
 
@@ -110,18 +106,27 @@ def _split(p: _Planner, n: spec.Split, path: str) -> None:
         if not invert and p.absent is not None and p.absent in literal:
             # A Split that matches nothing leaves the piece whole (not proved for an inverted
             # one): no stage (gemma-3: Replace(' ' -> '▁'), then Split(' ')).
-            p.plan.add(path, what, True, "skipped: it never matches -- the normalizer's "
-                                         f"last step replaces every {p.absent!r}")
+            p.plan.add(
+                path, what, True, f"skipped: it never matches -- the normalizer's last step replaces every {p.absent!r}"
+            )
             return None
-        return p.native(path, what, "literal search",
-                        Stage(kind=Kind.Literal, literal=literal, behavior=_behavior(behavior), invert=invert))
+        return p.native(
+            path,
+            what,
+            "literal search",
+            Stage(kind=Kind.Literal, literal=literal, behavior=_behavior(behavior), invert=invert),
+        )
     regex = n.pattern.value
     family = KNOWN_PATTERNS.get(regex)
     what = f"Split(Regex {_short(regex)}, {behavior}, invert={invert})"
     if family is None:
         return p.delegate(path, what, "unrecognised regex (no native state machine for this spelling)")
-    p.native(path, what, f"state machine '{family}'",
-             Stage(kind=Kind.Pattern, name=family, behavior=_behavior(behavior), invert=invert))
+    p.native(
+        path,
+        what,
+        f"state machine '{family}'",
+        Stage(kind=Kind.Pattern, name=family, behavior=_behavior(behavior), invert=invert),
+    )
 
 
 def _runs(p: _Planner, path: str, what: str, name: str, behavior: str) -> None:
@@ -145,21 +150,34 @@ def _punctuation(p: _Planner, n: spec.Punctuation, path: str) -> None:
 
 
 def _digits(p: _Planner, n: spec.Digits, path: str) -> None:
-    _runs(p, path, f"Digits(individual_digits={n.individual_digits})", "digits",
-          "Isolated" if n.individual_digits else "Contiguous")
+    _runs(
+        p,
+        path,
+        f"Digits(individual_digits={n.individual_digits})",
+        "digits",
+        "Isolated" if n.individual_digits else "Contiguous",
+    )
 
 
 def _char_delimiter_split(p: _Planner, n: spec.CharDelimiterSplit, path: str) -> None:
-    p.native(path, f"CharDelimiterSplit({n.delimiter!r})", "literal search",
-             Stage(kind=Kind.Literal, literal=n.delimiter, behavior=_core.Behavior.Removed, invert=False))
+    p.native(
+        path,
+        f"CharDelimiterSplit({n.delimiter!r})",
+        "literal search",
+        Stage(kind=Kind.Literal, literal=n.delimiter, behavior=_core.Behavior.Removed, invert=False),
+    )
 
 
 def _metaspace(p: _Planner, n: spec.Metaspace, path: str) -> None:
     what = f"Metaspace(replacement={n.replacement!r}, prepend_scheme={n.prepend_scheme}, split={n.split})"
     if p.mapped:
         return p.delegate(path, what, "Metaspace after ByteLevel")
-    p.native(path, what, "rewrite + literal split",
-             Stage(kind=Kind.Metaspace, literal=n.replacement, prepend=_PREPEND[n.prepend_scheme], split=n.split))
+    p.native(
+        path,
+        what,
+        "rewrite + literal split",
+        Stage(kind=Kind.Metaspace, literal=n.replacement, prepend=_PREPEND[n.prepend_scheme], split=n.split),
+    )
 
 
 def _fixed_length(p: _Planner, n: spec.FixedLength, path: str) -> None:
@@ -191,8 +209,9 @@ def _short(regex: str, limit: int = 48) -> str:
     return repr(regex if len(regex) <= limit else regex[:limit] + "...")
 
 
-def plan_pre_tokenizer(section: Optional[spec.PreTokenizer], path: str = "pre_tokenizer",
-                       absent: Optional[str] = None) -> PreTokenizerPlan:
+def plan_pre_tokenizer(
+    section: Optional[spec.PreTokenizer], path: str = "pre_tokenizer", absent: Optional[str] = None
+) -> PreTokenizerPlan:
     """The native plan of a parsed ``pre_tokenizer`` section (None: there is none).  `absent`:
     a character the normalizer leaves in no text (a literal Split holding it is skipped)."""
     p = _Planner(absent)

@@ -1,4 +1,5 @@
 """The explain() lines: one `Step` per stage of the file, native or delegated and why."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

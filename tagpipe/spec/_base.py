@@ -5,6 +5,7 @@ Regexes (Split and Replace ``{"Regex": ...}``) are compiled by the oracle at loa
 Oniguruma.  We ask the oracle itself (``tokenizers.Regex``) when it is importable; without it a
 pattern is accepted here and left for the native side to reject.
 """
+
 from __future__ import annotations
 
 import contextvars
@@ -12,8 +13,17 @@ import functools
 import re
 from typing import Annotated, Any, ClassVar, Literal, Optional, Union
 
-from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictInt,
-                      StrictStr, model_serializer, model_validator)
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    model_serializer,
+    model_validator,
+)
 
 
 class TokenizerJsonError(ValueError):
@@ -43,6 +53,7 @@ def _show(value: Any) -> str:
 class Repeated(dict):
     """A JSON object that repeats keys, as :func:`load_tokenizer_json` reads it: the last value
     of each key (like json.loads), with the earlier ones in ``earlier`` (key -> values)."""
+
     earlier: dict
 
     @classmethod
@@ -77,11 +88,12 @@ _OWNED: contextvars.ContextVar = contextvars.ContextVar("owned", default=False)
 
 # ---------------------------------------------------------------------------- field types
 
+
 def _variant_name(value: Any, empty_map_ok: bool = False) -> Optional[str]:
     """serde reads a unit enum variant from ``"Name"`` or ``{"Name": null}``.  Only through a
     flattened struct (Punctuation) is ``{"Name": {}}`` also taken."""
     if isinstance(value, dict) and len(value) == 1:
-        (key, inner), = value.items()
+        ((key, inner),) = value.items()
         value = key if inner is None or (empty_map_ok and inner == {}) else None
     return value if isinstance(value, str) else None
 
@@ -111,8 +123,9 @@ Char = Annotated[StrictStr, AfterValidator(_one_char)]
 USize = Annotated[StrictInt, Field(ge=0, le=2**64 - 1)]
 U32 = Annotated[StrictInt, Field(ge=0, le=2**32 - 1)]
 Behavior = Annotated[BehaviorName, BeforeValidator(lambda v: _unit_variant(v, BEHAVIORS))]
-PrependScheme = Annotated[Literal["first", "never", "always"],
-                          BeforeValidator(lambda v: _unit_variant(v, PREPEND_SCHEMES))]
+PrependScheme = Annotated[
+    Literal["first", "never", "always"], BeforeValidator(lambda v: _unit_variant(v, PREPEND_SCHEMES))
+]
 
 
 @functools.lru_cache(maxsize=256)
@@ -158,12 +171,14 @@ class _Model(BaseModel):
 
 class _Unit(_Model):
     """A struct without fields; the legacy path also takes ``["Name"]``."""
+
     _array: ClassVar[Optional[tuple]] = ()
 
 
 class Pattern(_Model):
     """Split / Replace pattern, serde's externally tagged ``{"String": s}`` or ``{"Regex": r}``.
     A String is matched literally (the oracle escapes it), so only a Regex can fail to compile."""
+
     kind: Literal["String", "Regex"]
     value: str
 
@@ -174,7 +189,7 @@ class Pattern(_Model):
             return data
         if not isinstance(data, dict) or len(data) != 1:
             raise _Invalid(f"expected {{'String': ...}} or {{'Regex': ...}}, got {_show(data)}")
-        (kind, value), = data.items()
+        ((kind, value),) = data.items()
         if kind not in ("String", "Regex"):
             raise _Invalid(f"{kind!r} is not one of 'String', 'Regex'")
         if not isinstance(value, str):
@@ -199,8 +214,7 @@ def _from_array(data: Any, fields: tuple, what: str) -> Any:
     """A serde struct also reads a JSON array holding its fields in order (exactly all of them)."""
     if isinstance(data, list):
         if len(data) != len(fields):
-            raise _Invalid(f"an array {what} needs exactly {len(fields)} items"
-                           f" ({', '.join(fields)}), got {len(data)}")
+            raise _Invalid(f"an array {what} needs exactly {len(fields)} items ({', '.join(fields)}), got {len(data)}")
         return dict(zip(fields, data))
     return data
 

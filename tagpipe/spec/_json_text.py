@@ -6,6 +6,7 @@ integers beyond 64 bits being floats, and floats parsed the way serde_json does 
 ``-2.012292861938477``).  JSON syntax errors and nesting past serde_json's recursion limit
 become a ``TokenizerJsonError`` naming the path and the line/column.
 """
+
 from __future__ import annotations
 
 import json
@@ -51,10 +52,10 @@ def _serde_f64(text: str) -> float:
             if significand and exp_sign != "-":
                 return math.inf
             return -0.0 if sign else 0.0
-        exponent = max(-2**31, min(2**31 - 1, exponent - e if exp_sign == "-" else exponent + e))
+        exponent = max(-(2**31), min(2**31 - 1, exponent - e if exp_sign == "-" else exponent + e))
     f = float(significand)
     while True:
-        if -2**31 < exponent and abs(exponent) < len(_POW10):
+        if -(2**31) < exponent and abs(exponent) < len(_POW10):
             if exponent >= 0:
                 f *= _POW10[exponent]
             else:
@@ -76,7 +77,7 @@ def _serde_int(text: str) -> Union[int, float]:
     if len(text) > 21:  # beyond 64 bits (and maybe beyond int_max_str_digits)
         return _serde_f64(text)
     value = int(text)
-    if 0 <= value <= _U64_MAX and text[0] != "-" or -2**63 <= value < 0:
+    if 0 <= value <= _U64_MAX and text[0] != "-" or -(2**63) <= value < 0:
         return value
     if abs(value) <= _U64_MAX:  # -0, or below i64::MIN: -(u64 as f64)
         return -float(abs(value))
@@ -150,20 +151,19 @@ def _parse_json(text: str) -> Any:
     # Numbers as serde_json reads them: "-0" and integers beyond 64 bits are floats there (so
     # refused where an integer is due), and floats are not always rounded to nearest.
     try:
-        return json.loads(text, object_pairs_hook=_object, parse_int=_serde_int,
-                          parse_float=_serde_f64)
+        return json.loads(text, object_pairs_hook=_object, parse_int=_serde_int, parse_float=_serde_f64)
     except json.JSONDecodeError as exc:
         offset, path = _scan(text, stop=exc.pos)
-        raise TokenizerJsonError(path, f"invalid JSON at {_position(text, exc.pos)}: {exc.msg}"
-                                 ) from None
+        raise TokenizerJsonError(path, f"invalid JSON at {_position(text, exc.pos)}: {exc.msg}") from None
     except RecursionError:
         if not text.lstrip(" \t\n\r").startswith("{"):
-            raise TokenizerJsonError("", "expected a JSON object (a tokenizer), got a deeply"
-                                     " nested value") from None
+            raise TokenizerJsonError("", "expected a JSON object (a tokenizer), got a deeply nested value") from None
         offset, path = _scan(text, max_depth=MAX_DEPTH)
         if offset is None:  # not the document's depth: the caller's stack was already deep
             raise
-        raise TokenizerJsonError(path, f"nested more than {MAX_DEPTH} levels deep (serde_json's"
-                                 f" recursion limit) at {_position(text, offset)}") from None
+        raise TokenizerJsonError(
+            path,
+            f"nested more than {MAX_DEPTH} levels deep (serde_json's recursion limit) at {_position(text, offset)}",
+        ) from None
     except ValueError as exc:  # e.g. an integer beyond int_max_str_digits
         raise TokenizerJsonError("", f"invalid JSON: {exc}") from None

@@ -1,5 +1,6 @@
 """How a section is read: the oracle's tagged-then-untagged choice of struct, the checks
 serde_json makes before any struct sees a value, and pydantic's errors turned into JSON paths."""
+
 from __future__ import annotations
 
 import itertools
@@ -8,10 +9,21 @@ from typing import Any, Iterable, Optional
 
 from pydantic import TypeAdapter, ValidationError
 
-from tagpipe.spec._base import (Repeated, TokenizerJsonError, _Invalid, _join, _key, _LegacyOnly,
-                                _Model, _show, _STRICT_KEYS, _variant_name)
+from tagpipe.spec._base import (
+    _STRICT_KEYS,
+    Repeated,
+    TokenizerJsonError,
+    _Invalid,
+    _join,
+    _key,
+    _LegacyOnly,
+    _Model,
+    _show,
+    _variant_name,
+)
 
 # ---------------------------------------------------------------------------- choosing the struct
+
 
 def _tag(model: type) -> str:
     return model.model_fields["type"].default
@@ -53,8 +65,7 @@ def _resolver(kind: str, tagged: dict, legacy: tuple, names: Optional[tuple] = N
         name = _variant_name(raw.get("type")) if isinstance(raw, dict) else None
         if name in tagged and not isinstance(raw, _LegacyOnly):
             if tagged[name] is None:
-                raise _Invalid(f"type {name!r} is refused by the oracle; the struct wants"
-                               " 'CharDelimiterSplit'", "type")
+                raise _Invalid(f"type {name!r} is refused by the oracle; the struct wants 'CharDelimiterSplit'", "type")
             return _with_type(raw, tagged[name])
         failed = []
         for model in legacy:
@@ -75,14 +86,14 @@ def _resolver(kind: str, tagged: dict, legacy: tuple, names: Optional[tuple] = N
             known = ", ".join(repr(t) for t in (names or [t for t in tagged if tagged[t]]))
             if "type" not in raw:
                 raise _Invalid(f"missing 'type' and no legacy {kind} form fits; types: {known}")
-            raise _Invalid(f"{_show(raw['type'])} is not a {kind} type; expected one of {known}",
-                           "type")
+            raise _Invalid(f"{_show(raw['type'])} is not a {kind} type; expected one of {known}", "type")
         raise _Invalid(f"expected a {kind} object, got {_show(raw)}")
 
     return resolve
 
 
 # ---------------------------------------------------------------------------- JSON values
+
 
 def _json_ok(value: Any, depth: int = 1) -> bool:
     """A fast, level-by-level pass over what :func:`_check_json` checks (whole vocabularies at C
@@ -153,8 +164,9 @@ def _check_json_item(value: Any, path: str, depth: int) -> None:
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            raise TokenizerJsonError(path, f"{_show(value)} is not valid UTF-8 (a lone surrogate,"
-                                           " or an undecodable byte)") from None
+            raise TokenizerJsonError(
+                path, f"{_show(value)} is not valid UTF-8 (a lone surrogate, or an undecodable byte)"
+            ) from None
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         try:
             finite = math.isfinite(float(value))
@@ -179,6 +191,7 @@ def _check_json_item(value: Any, path: str, depth: int) -> None:
 
 # ---------------------------------------------------------------------------- reading a section
 
+
 class _Section:
     """A section's validator: its pydantic adapter and the tags of its union's members (pydantic
     puts them in an error's location; the JSON path leaves them out)."""
@@ -188,16 +201,24 @@ class _Section:
         self.tags = frozenset(map(_tag, members))
 
 
-_EXPECTED = {"bool_type": "a boolean", "string_type": "a string", "int_type": "an integer",
-             "list_type": "an array", "greater_than_equal": "an integer >= 0",
-             "less_than_equal": "an integer < 2**64"}
+_EXPECTED = {
+    "bool_type": "a boolean",
+    "string_type": "a string",
+    "int_type": "an integer",
+    "list_type": "an array",
+    "greater_than_equal": "an integer >= 0",
+    "less_than_equal": "an integer < 2**64",
+}
 
 
 def _to_error(exc: ValidationError, path: str, tags: frozenset) -> TokenizerJsonError:
     """Turn pydantic's first error into ``path: message``, dropping the union tags from its loc."""
     error = exc.errors()[0]
-    loc = [part for i, part in enumerate(error["loc"])
-           if not (part in tags and (i == 0 or isinstance(error["loc"][i - 1], int)))]
+    loc = [
+        part
+        for i, part in enumerate(error["loc"])
+        if not (part in tags and (i == 0 or isinstance(error["loc"][i - 1], int)))
+    ]
     cause = (error.get("ctx") or {}).get("error")
     if isinstance(cause, _Invalid):
         return TokenizerJsonError(_join(path, loc + list(cause.loc)), str(cause))

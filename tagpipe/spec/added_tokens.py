@@ -3,6 +3,7 @@ each token takes its id from an earlier added token with the same content, else 
 vocab, else the next free id counting from the model's vocab size; empty contents are dropped;
 the list is written by id.  A repeated field is an error (the oracle reads these structs
 straight from the JSON stream)."""
+
 from __future__ import annotations
 
 from typing import Any, Dict, List
@@ -15,6 +16,7 @@ from tagpipe.spec._read import _parse, _Section
 
 class AddedToken(_Model):
     """Every field is required; the oracle ignores ``id`` (see :func:`parse_tokenizer`)."""
+
     id: U32
     content: StrictStr
     single_word: StrictBool
@@ -31,9 +33,15 @@ class AddedToken(_Model):
         return data
 
     def to_json(self) -> dict:
-        return {"id": self.id, "content": self.content, "single_word": self.single_word,
-                "lstrip": self.lstrip, "rstrip": self.rstrip, "normalized": self.normalized,
-                "special": self.special}
+        return {
+            "id": self.id,
+            "content": self.content,
+            "single_word": self.single_word,
+            "lstrip": self.lstrip,
+            "rstrip": self.rstrip,
+            "normalized": self.normalized,
+            "special": self.special,
+        }
 
 
 def _resolve_added(tokens, model) -> tuple:
@@ -45,8 +53,7 @@ def _resolve_added(tokens, model) -> tuple:
     for token in tokens:
         if not token.content:
             continue
-        flags = (token.content, token.single_word, token.lstrip, token.rstrip, token.normalized,
-                 token.special)
+        flags = (token.content, token.single_word, token.lstrip, token.rstrip, token.normalized, token.special)
         known = by_content.get(token.content)
         if known is not None and by_id.get(known) == flags:
             continue
@@ -55,9 +62,12 @@ def _resolve_added(tokens, model) -> tuple:
             new_id, next_id = next_id, next_id + 1
         by_content[token.content] = new_id
         by_id[new_id] = flags
-    return tuple(AddedToken.model_construct(id=i, content=f[0], single_word=f[1], lstrip=f[2],
-                                            rstrip=f[3], normalized=f[4], special=f[5])
-                 for i, f in sorted(by_id.items()))
+    return tuple(
+        AddedToken.model_construct(
+            id=i, content=f[0], single_word=f[1], lstrip=f[2], rstrip=f[3], normalized=f[4], special=f[5]
+        )
+        for i, f in sorted(by_id.items())
+    )
 
 
 _SECTION = _Section(List[AddedToken])

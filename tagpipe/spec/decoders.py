@@ -1,6 +1,7 @@
 """The ``decoder`` section (the oracle's ``DecoderWrapper``): tagged like the pre-tokenizers,
 then untagged in the order BPEDecoder, ByteLevel, WordPiece, Metaspace, CTC, Sequence, Replace,
 Fuse, Strip, ByteFallback."""
+
 from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, List, Literal, Optional, Union
@@ -59,12 +60,25 @@ class ByteFallback(_Unit):
     type: Literal["ByteFallback"] = "ByteFallback"
 
 
-_DECODERS = (BPEDecoder, ByteLevelPreTokenizer, WordPieceDecoder, Metaspace, CTC, DecoderSequence,
-             Replace, Fuse, StripDecoder, ByteFallback)
+_DECODERS = (
+    BPEDecoder,
+    ByteLevelPreTokenizer,
+    WordPieceDecoder,
+    Metaspace,
+    CTC,
+    DecoderSequence,
+    Replace,
+    Fuse,
+    StripDecoder,
+    ByteFallback,
+)
 
 #: Any decoder: tagged by ``"type"``, else untagged in the oracle's order.
-Decoder = Annotated[Union[_DECODERS], Field(discriminator="type"), BeforeValidator(
-    _resolver("decoder", {_tag(m): _tag(m) for m in _DECODERS}, _DECODERS))]
+Decoder = Annotated[
+    Union[_DECODERS],
+    Field(discriminator="type"),
+    BeforeValidator(_resolver("decoder", {_tag(m): _tag(m) for m in _DECODERS}, _DECODERS)),
+]
 
 DecoderSequence.model_rebuild()
 _SECTION = _Section(Decoder, _DECODERS)

@@ -7,6 +7,7 @@
   ``"1.0"``; containers nest at most 127 deep, the document included.  At the top level a
   repeated key's every value is read and the last one kept.
 """
+
 from __future__ import annotations
 
 import gc
@@ -14,9 +15,21 @@ from typing import Annotated, Any, ClassVar, Dict, Literal, Optional, Tuple, Uni
 
 from pydantic import BeforeValidator, StrictStr, model_serializer, model_validator
 
-from tagpipe.spec._base import (U32, USize, Repeated, TokenizerJsonError, _from_array, _Invalid,
-                                _key, _Model, _OWNED, _repeated, _show, _unit_variant,
-                                _variant_name)
+from tagpipe.spec._base import (
+    _OWNED,
+    U32,
+    Repeated,
+    TokenizerJsonError,
+    USize,
+    _from_array,
+    _Invalid,
+    _key,
+    _Model,
+    _repeated,
+    _show,
+    _unit_variant,
+    _variant_name,
+)
 from tagpipe.spec._json_text import _parse_json
 from tagpipe.spec._read import _parse, _Section
 from tagpipe.spec.added_tokens import AddedToken, _resolve_added, parse_added_tokens
@@ -28,13 +41,18 @@ from tagpipe.spec.pre_tokenizers import PreTokenizer, parse_pre_tokenizer
 
 # ---------------------------------------------------------------------------- truncation, padding
 
+
 class Truncation(_Model):
     """``direction`` defaults to ``"Right"`` (but may not be null); the rest is required."""
-    direction: Annotated[Literal["Left", "Right"],
-                         BeforeValidator(lambda v: _unit_variant(v, ("Left", "Right")))] = "Right"
+
+    direction: Annotated[Literal["Left", "Right"], BeforeValidator(lambda v: _unit_variant(v, ("Left", "Right")))] = (
+        "Right"
+    )
     max_length: USize
-    strategy: Annotated[Literal["LongestFirst", "OnlyFirst", "OnlySecond"], BeforeValidator(
-        lambda v: _unit_variant(v, ("LongestFirst", "OnlyFirst", "OnlySecond")))]
+    strategy: Annotated[
+        Literal["LongestFirst", "OnlyFirst", "OnlySecond"],
+        BeforeValidator(lambda v: _unit_variant(v, ("LongestFirst", "OnlyFirst", "OnlySecond"))),
+    ]
     stride: USize
 
     @model_validator(mode="before")
@@ -45,6 +63,7 @@ class Truncation(_Model):
 
 class FixedPadding(_Model):
     """Padding strategy ``{"Fixed": length}``."""
+
     _serde_keys: ClassVar[Optional[tuple]] = ()
     length: USize
 
@@ -68,10 +87,9 @@ def _padding_strategy(value: Any) -> Any:
 
 class Padding(_Model):
     """All fields but ``pad_to_multiple_of`` are required."""
-    strategy: Annotated[Union[Literal["BatchLongest"], FixedPadding],
-                        BeforeValidator(_padding_strategy)]
-    direction: Annotated[Literal["Left", "Right"],
-                         BeforeValidator(lambda v: _unit_variant(v, ("Left", "Right")))]
+
+    strategy: Annotated[Union[Literal["BatchLongest"], FixedPadding], BeforeValidator(_padding_strategy)]
+    direction: Annotated[Literal["Left", "Right"], BeforeValidator(lambda v: _unit_variant(v, ("Left", "Right")))]
     pad_to_multiple_of: Optional[USize] = None
     pad_id: U32
     pad_type_id: U32
@@ -80,15 +98,18 @@ class Padding(_Model):
     @model_validator(mode="before")
     @classmethod
     def _array_form(cls, data: Any) -> Any:
-        return _from_array(data, ("strategy", "direction", "pad_to_multiple_of", "pad_id",
-                                  "pad_type_id", "pad_token"), "padding")
+        return _from_array(
+            data, ("strategy", "direction", "pad_to_multiple_of", "pad_id", "pad_type_id", "pad_token"), "padding"
+        )
 
 
 # ---------------------------------------------------------------------------- the document
 
+
 class TokenizerSpec(_Model):
     """A whole tokenizer.json as the oracle holds it.  Build it with :func:`parse_tokenizer` or
     :func:`load_tokenizer_json`; ``added_tokens`` holds the ids the oracle assigns."""
+
     version: Literal["1.0"] = "1.0"
     truncation: Optional[Truncation] = None
     padding: Optional[Padding] = None
@@ -101,16 +122,24 @@ class TokenizerSpec(_Model):
 
     def to_json(self, model: bool = True) -> dict:
         """What the oracle writes; ``model=False``: every section but the model."""
+
         def part(value):
             return None if value is None else value.to_json()
-        out = {"version": self.version, "truncation": part(self.truncation),
-               "padding": part(self.padding),
-               "added_tokens": [t.to_json() for t in self.added_tokens],
-               "normalizer": part(self.normalizer), "pre_tokenizer": part(self.pre_tokenizer),
-               "post_processor": part(self.post_processor), "decoder": part(self.decoder)}
+
+        out = {
+            "version": self.version,
+            "truncation": part(self.truncation),
+            "padding": part(self.padding),
+            "added_tokens": [t.to_json() for t in self.added_tokens],
+            "normalizer": part(self.normalizer),
+            "pre_tokenizer": part(self.pre_tokenizer),
+            "post_processor": part(self.post_processor),
+            "decoder": part(self.decoder),
+        }
         if model:
             out["model"] = self.model.to_json()
         return out
+
 
 _TRUNCATION = _Section(Truncation)
 _PADDING = _Section(Padding)
@@ -146,9 +175,12 @@ def parse_tokenizer(obj: Any) -> TokenizerSpec:
     parts: Dict[str, Any] = {}
     for key, value in obj.items():
         if key not in _SECTIONS:
-            raise TokenizerJsonError(_key("", key), "unknown top-level key: the oracle cannot"
-                                     " skip it (serde_json fails with \"expected `,` or `}`\");"
-                                     f" known keys: {', '.join(_SECTIONS)}")
+            raise TokenizerJsonError(
+                _key("", key),
+                "unknown top-level key: the oracle cannot"
+                ' skip it (serde_json fails with "expected `,` or `}`");'
+                f" known keys: {', '.join(_SECTIONS)}",
+            )
         for repeated in earlier.get(key, ()):  # each occurrence is read, the last one is kept
             _SECTIONS[key](repeated, key)
         parts[key] = _SECTIONS[key](value, key)

@@ -18,6 +18,7 @@ WordLevel, Unigram are tried in that order (old files).
 * Where the oracle *panics* (a merge result longer than every token, or ``b`` shorter than the
   prefix) an untagged read stops there instead of trying the next model.
 """
+
 from __future__ import annotations
 
 import functools
@@ -28,11 +29,29 @@ import struct
 from typing import Annotated, Any, ClassVar, Dict, Literal, Optional, Tuple, Union
 
 import numpy as np
-from pydantic import (BeforeValidator, Field, PlainValidator, StrictBool, StrictStr,
-                      ValidationError, WrapValidator, model_validator)
+from pydantic import (
+    BeforeValidator,
+    Field,
+    PlainValidator,
+    StrictBool,
+    StrictStr,
+    ValidationError,
+    WrapValidator,
+    model_validator,
+)
 
-from tagpipe.spec._base import (U32, USize, Repeated, TokenizerJsonError, _drop_nulls, _Invalid,
-                                _Model, _OWNED, _show, _variant_name)
+from tagpipe.spec._base import (
+    _OWNED,
+    U32,
+    Repeated,
+    TokenizerJsonError,
+    USize,
+    _drop_nulls,
+    _Invalid,
+    _Model,
+    _show,
+    _variant_name,
+)
 from tagpipe.spec._read import _parse, _Section, _tag
 
 
@@ -41,8 +60,11 @@ def _vocab(value: Any, handler) -> Dict[str, int]:
     takes half a second per million tokens), else by pydantic, which names the bad entry."""
     if type(value) is dict:  # (a Repeated one goes through pydantic, which drops `earlier`)
         ids = value.values()
-        if (set(map(type, value)) <= {str} and set(map(type, ids)) <= {int}
-                and (not value or 0 <= min(ids) and max(ids) <= 2**32 - 1)):
+        if (
+            set(map(type, value)) <= {str}
+            and set(map(type, ids)) <= {int}
+            and (not value or 0 <= min(ids) and max(ids) <= 2**32 - 1)
+        ):
             return value if _OWNED.get() else dict(value)
     return handler(value)
 
@@ -106,20 +128,29 @@ def _merges(value: Any) -> tuple:
     for i, item in enumerate(value):
         if as_strings:
             if not isinstance(item, str):
-                raise _Invalid(f"expected a string like merges[0] (merges are all 'a b' strings or"
-                               f" all [a, b] pairs), got {_show(item)}", i)
+                raise _Invalid(
+                    f"expected a string like merges[0] (merges are all 'a b' strings or"
+                    f" all [a, b] pairs), got {_show(item)}",
+                    i,
+                )
             if item.startswith("#version"):
                 continue  # skipped by the oracle, as in a merges.txt header
             parts = item.split(" ")
             if len(parts) != 2:
-                raise _Invalid(f"{item!r} must be two tokens separated by exactly one space"
-                               f" ({len(parts) - 1} spaces; use an [a, b] pair for tokens"
-                               " containing spaces)", i)
+                raise _Invalid(
+                    f"{item!r} must be two tokens separated by exactly one space"
+                    f" ({len(parts) - 1} spaces; use an [a, b] pair for tokens"
+                    " containing spaces)",
+                    i,
+                )
             out.append((parts[0], parts[1]))
         else:
             if not isinstance(item, list) or len(item) != 2:
-                raise _Invalid(f"expected an [a, b] pair like merges[0] (merges are all 'a b'"
-                               f" strings or all [a, b] pairs), got {_show(item)}", i)
+                raise _Invalid(
+                    f"expected an [a, b] pair like merges[0] (merges are all 'a b'"
+                    f" strings or all [a, b] pairs), got {_show(item)}",
+                    i,
+                )
             for j in (0, 1):
                 if not isinstance(item[j], str):
                     raise _Invalid(f"expected a string, got {_show(item[j])}", i, j)
@@ -160,9 +191,16 @@ class BPE(_Model):
     """``merges`` holds ``(a, b)`` in rank order, ``#version`` lines dropped and repeated merges
     (same pair of ids) kept once, at their last rank; ``merge_ids`` their ids.  ``dropout``
     holds the f32 value."""
+
     _NULL_MEANS_DEFAULT: ClassVar[tuple] = (
-        "dropout", "unk_token", "continuing_subword_prefix", "end_of_word_suffix", "fuse_unk",
-        "byte_fallback", "ignore_merges")
+        "dropout",
+        "unk_token",
+        "continuing_subword_prefix",
+        "end_of_word_suffix",
+        "fuse_unk",
+        "byte_fallback",
+        "ignore_merges",
+    )
     type: Literal["BPE"] = "BPE"
     dropout: Annotated[Optional[float], BeforeValidator(_dropout)] = None
     unk_token: Optional[StrictStr] = None
@@ -214,8 +252,7 @@ class BPE(_Model):
         columns = np.empty((3, len(merges)), dtype=np.int64)
         for row, tokens in enumerate((map(firsts, merges), map(seconds, merges), results)):
             # (a result that is not valid UTF-8 is None: missing too)
-            columns[row] = np.fromiter(map(vocab.get, tokens, itertools.repeat(-1)),
-                                       dtype=np.int64, count=len(merges))
+            columns[row] = np.fromiter(map(vocab.get, tokens, itertools.repeat(-1)), dtype=np.int64, count=len(merges))
         return columns
 
     def _check_merges(self, raw: Any) -> Tuple[tuple, bytes]:
@@ -246,8 +283,7 @@ class BPE(_Model):
         ``_Fatal`` where it panics (or aborts), which no untagged fallback survives."""
         a, b = self.merges[rank]
         if isinstance(raw, list):  # rank -> index in the JSON list (#version lines skipped)
-            kept = (i for i, m in enumerate(raw)
-                    if not (isinstance(m, str) and m.startswith("#version")))
+            kept = (i for i, m in enumerate(raw) if not (isinstance(m, str) and m.startswith("#version")))
             where = ("merges", next(itertools.islice(kept, rank, None)))
         else:
             where = ("merges", rank)
@@ -256,19 +292,28 @@ class BPE(_Model):
                 raise _Invalid(f"{a!r} + {b!r}: {part!r} is not in model.vocab", *where)
         raw_a, raw_b = a.encode("utf-8"), b.encode("utf-8")
         if len(raw_b) < cut:
-            raise _Fatal(f"{a!r} + {b!r}: {b!r} is shorter than continuing_subword_prefix"
-                         f" {prefix!r}, whose length the oracle cuts from it (it panics)", *where)
+            raise _Fatal(
+                f"{a!r} + {b!r}: {b!r} is shorter than continuing_subword_prefix"
+                f" {prefix!r}, whose length the oracle cuts from it (it panics)",
+                *where,
+            )
         shown = f" (with {cut} bytes of continuing_subword_prefix cut from {b!r})" if cut else ""
         if len(raw_a) + len(raw_b) - cut > max(len(t.encode("utf-8")) for t in self.vocab):
             merged = (raw_a + raw_b[cut:]).decode("utf-8", "replace")
-            raise _Fatal(f"{a!r} + {b!r} -> {merged!r}{shown} is not in model.vocab (longer than"
-                         " every token: the oracle panics)", *where)
+            raise _Fatal(
+                f"{a!r} + {b!r} -> {merged!r}{shown} is not in model.vocab (longer than"
+                " every token: the oracle panics)",
+                *where,
+            )
         merged = _cut_merge(a, b, cut)
         if merged is None:  # an error whose message is not UTF-8: if it reaches Python, pyo3
             # aborts the process; an untagged read drops it and goes on (so: not _Fatal)
-            raise _Invalid(f"{a!r} + {b!r}: cutting the {cut}-byte continuing_subword_prefix"
-                           f" {prefix!r} from {b!r} splits a character, so the result is not in"
-                           " model.vocab (the oracle aborts the process)", *where)
+            raise _Invalid(
+                f"{a!r} + {b!r}: cutting the {cut}-byte continuing_subword_prefix"
+                f" {prefix!r} from {b!r} splits a character, so the result is not in"
+                " model.vocab (the oracle aborts the process)",
+                *where,
+            )
         raise _Invalid(f"{a!r} + {b!r} -> {merged!r}{shown} is not in model.vocab", *where)
 
     def token_to_id(self, token: str) -> Optional[int]:
@@ -285,7 +330,8 @@ class BPE(_Model):
             "unk_token": self.unk_token,
             "continuing_subword_prefix": self.continuing_subword_prefix,
             "end_of_word_suffix": self.end_of_word_suffix,
-            "fuse_unk": self.fuse_unk, "byte_fallback": self.byte_fallback,
+            "fuse_unk": self.fuse_unk,
+            "byte_fallback": self.byte_fallback,
             "ignore_merges": self.ignore_merges,
         }
 
@@ -300,6 +346,7 @@ class BPE(_Model):
 
 class WordPiece(_Model):
     """All four fields are required (``unk_token`` need not be in the vocab at load)."""
+
     type: Literal["WordPiece"] = "WordPiece"
     unk_token: StrictStr
     continuing_subword_prefix: StrictStr
@@ -313,14 +360,18 @@ class WordPiece(_Model):
         return len(self.vocab)
 
     def to_json(self) -> dict:
-        return {"type": "WordPiece", "unk_token": self.unk_token,
-                "continuing_subword_prefix": self.continuing_subword_prefix,
-                "max_input_chars_per_word": self.max_input_chars_per_word,
-                "vocab": _ordered_vocab(self.vocab)}
+        return {
+            "type": "WordPiece",
+            "unk_token": self.unk_token,
+            "continuing_subword_prefix": self.continuing_subword_prefix,
+            "max_input_chars_per_word": self.max_input_chars_per_word,
+            "vocab": _ordered_vocab(self.vocab),
+        }
 
 
 class WordLevel(_Model):
     """Both fields are required (``unk_token`` need not be in the vocab at load)."""
+
     type: Literal["WordLevel"] = "WordLevel"
     vocab: Vocab = Field(repr=False)
     unk_token: StrictStr
@@ -332,8 +383,7 @@ class WordLevel(_Model):
         return len(self.vocab)
 
     def to_json(self) -> dict:
-        return {"type": "WordLevel", "vocab": _ordered_vocab(self.vocab),
-                "unk_token": self.unk_token}
+        return {"type": "WordLevel", "vocab": _ordered_vocab(self.vocab), "unk_token": self.unk_token}
 
 
 def _pieces(value: Any) -> tuple:
@@ -363,6 +413,7 @@ class Unigram(_Model):
     """``vocab`` is required and may repeat a piece (the last one wins for lookups); ``unk_id``
     may be null or missing, else it must index the vocab; ``byte_fallback`` may be missing but
     not null."""
+
     type: Literal["Unigram"] = "Unigram"
     unk_id: Optional[USize] = None
     vocab: Annotated[Tuple[Tuple[str, float], ...], PlainValidator(_pieces)] = Field(repr=False)
@@ -373,8 +424,7 @@ class Unigram(_Model):
         if self.unk_id is not None and not self.vocab:
             raise _Invalid("unk_id is set but model.vocab is empty", "unk_id")
         if self.unk_id is not None and self.unk_id >= len(self.vocab):
-            raise _Invalid(f"unk_id {self.unk_id} is out of range for a vocab of"
-                           f" {len(self.vocab)} pieces", "unk_id")
+            raise _Invalid(f"unk_id {self.unk_id} is out of range for a vocab of {len(self.vocab)} pieces", "unk_id")
         return self
 
     @functools.cached_property
@@ -389,8 +439,12 @@ class Unigram(_Model):
         return len(self.vocab)
 
     def to_json(self) -> dict:
-        return {"type": "Unigram", "unk_id": self.unk_id,
-                "vocab": [[p, s] for p, s in self.vocab], "byte_fallback": self.byte_fallback}
+        return {
+            "type": "Unigram",
+            "unk_id": self.unk_id,
+            "vocab": [[p, s] for p, s in self.vocab],
+            "byte_fallback": self.byte_fallback,
+        }
 
 
 _MODELS = (BPE, WordPiece, WordLevel, Unigram)
@@ -406,12 +460,17 @@ def _resolve_model(raw: Any) -> Any:
         raise _Invalid(f"expected a model object, got {_show(raw)}")
     if "type" in raw:
         if isinstance(raw, Repeated) and "type" in raw.earlier:
-            raise _Invalid("'type' is repeated: the oracle's tagged read then fails, and its"
-                           " untagged read refuses any 'type'", "type")
+            raise _Invalid(
+                "'type' is repeated: the oracle's tagged read then fails, and its untagged read refuses any 'type'",
+                "type",
+            )
         name = _variant_name(raw["type"])
         if name not in _MODEL_TYPES:
-            raise _Invalid(f"{_show(raw['type'])} is not a model type; expected one of {known}"
-                           " (a file without 'type' is read as an old untagged model)", "type")
+            raise _Invalid(
+                f"{_show(raw['type'])} is not a model type; expected one of {known}"
+                " (a file without 'type' is read as an old untagged model)",
+                "type",
+            )
         return {**raw, "type": name}
     for model in _MODELS:
         try:

@@ -8,6 +8,7 @@
   is read as fields only, and arrays such as ``[true, false]`` (Strip) or ``["x"]`` (Prepend)
   load.  A legacy Precompiled never loads (serde wants a borrowed string there).
 """
+
 from __future__ import annotations
 
 import base64
@@ -23,8 +24,8 @@ from tagpipe.spec._read import _parse, _resolver, _Section, _tag, _tagged_sectio
 class BertNormalizer(_Model):
     """Tagged as ``"Bert"`` (or, through the legacy path, anything else); ``strip_accents`` may be
     null or missing, the other three are required."""
-    _array: ClassVar[Optional[tuple]] = (
-        "clean_text", "handle_chinese_chars", "strip_accents", "lowercase")
+
+    _array: ClassVar[Optional[tuple]] = ("clean_text", "handle_chinese_chars", "strip_accents", "lowercase")
     _checks_type: ClassVar[bool] = False
     type: Literal["BertNormalizer"] = "BertNormalizer"
     clean_text: StrictBool
@@ -63,6 +64,7 @@ class NFKD(_Unit):
 
 class NormalizerSequence(_Model):
     """May be empty; each item is a full normalizer (legacy forms included), never null."""
+
     _array: ClassVar[Optional[tuple]] = ("normalizers",)
     _checks_type: ClassVar[bool] = False
     type: Literal["Sequence"] = "Sequence"
@@ -111,6 +113,7 @@ def _decode_charsmap(text: Any) -> bytes:
 
 class Precompiled(_Model):
     """SentencePiece charsmap; held decoded, written back as canonical padded base64."""
+
     type: Literal["Precompiled"] = "Precompiled"
     precompiled_charsmap: Annotated[bytes, BeforeValidator(_decode_charsmap)] = Field(repr=False)
 
@@ -139,15 +142,35 @@ class ByteLevelNormalizer(_Unit):
 
 
 # In the oracle's untagged (legacy) order.
-_NORMALIZERS = (BertNormalizer, Strip, StripAccents, NFC, NFD, NFKC, NFKD, NormalizerSequence,
-                Lowercase, Nmt, Precompiled, Replace, Prepend, ByteLevelNormalizer)
+_NORMALIZERS = (
+    BertNormalizer,
+    Strip,
+    StripAccents,
+    NFC,
+    NFD,
+    NFKC,
+    NFKD,
+    NormalizerSequence,
+    Lowercase,
+    Nmt,
+    Precompiled,
+    Replace,
+    Prepend,
+    ByteLevelNormalizer,
+)
 
 #: Any normalizer, likewise.  A legacy Precompiled never loads (serde wants a borrowed string).
-Normalizer = Annotated[Union[_NORMALIZERS], Field(discriminator="type"), BeforeValidator(
-    _resolver("normalizer",
-              {**{_tag(m): _tag(m) for m in _NORMALIZERS if m is not BertNormalizer},
-               "Bert": "BertNormalizer"},
-              tuple(m for m in _NORMALIZERS if m is not Precompiled)))]
+Normalizer = Annotated[
+    Union[_NORMALIZERS],
+    Field(discriminator="type"),
+    BeforeValidator(
+        _resolver(
+            "normalizer",
+            {**{_tag(m): _tag(m) for m in _NORMALIZERS if m is not BertNormalizer}, "Bert": "BertNormalizer"},
+            tuple(m for m in _NORMALIZERS if m is not Precompiled),
+        )
+    ),
+]
 
 NormalizerSequence.model_rebuild()
 _SECTION = _Section(Normalizer, _NORMALIZERS)

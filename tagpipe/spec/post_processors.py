@@ -4,15 +4,14 @@ ByteLevel and Sequence check ``"type"``, so ``{"type": "RobertaProcessing", "sep
 Bert.  Templates are lists of ``{"SpecialToken": {...}}``/``{"Sequence": {...}}`` pieces only (no
 ``"$A"`` strings); missing special tokens and ids/tokens of different lengths load fine.  A
 repeated field is an error (serde reads these structs from its buffered ``Content``)."""
+
 from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Dict, List, Literal, Optional, Tuple, Union
 
-from pydantic import (BeforeValidator, Field, StrictBool, StrictStr, model_serializer,
-                      model_validator)
+from pydantic import BeforeValidator, Field, StrictBool, StrictStr, model_serializer, model_validator
 
-from tagpipe.spec._base import (U32, _from_array, _Invalid, _Model, _repeated, _show,
-                                _unit_variant)
+from tagpipe.spec._base import U32, _from_array, _Invalid, _Model, _repeated, _show, _unit_variant
 from tagpipe.spec._read import _parse, _resolver, _Section, _tag
 from tagpipe.spec.pre_tokenizers import ByteLevelPreTokenizer
 
@@ -34,6 +33,7 @@ TokenPair = Annotated[Tuple[str, int], BeforeValidator(_token_pair)]
 
 class BertProcessing(_Model):
     """``sep`` and ``cls`` are ``[token, id]``; ``"type"`` is not checked."""
+
     _array: ClassVar[Optional[tuple]] = ("sep", "cls")
     _checks_type: ClassVar[bool] = False
     type: Literal["BertProcessing"] = "BertProcessing"
@@ -44,6 +44,7 @@ class BertProcessing(_Model):
 class RobertaProcessing(_Model):
     """All four fields are required; ``"type"`` is not checked (without the two booleans a
     ``"RobertaProcessing"`` loads as a BertProcessing)."""
+
     _array: ClassVar[Optional[tuple]] = ("sep", "cls", "trim_offsets", "add_prefix_space")
     _checks_type: ClassVar[bool] = False
     type: Literal["RobertaProcessing"] = "RobertaProcessing"
@@ -82,6 +83,7 @@ class Piece(_Model):
     """A template item: serde's ``{"Sequence": {"id": "A"|"B", "type_id": n}}`` or
     ``{"SpecialToken": {"id": token, "type_id": n}}`` (the inner struct may be ``[id, type_id]``).
     Strings such as ``"$A"`` or ``"[CLS]:1"`` are not read from tokenizer.json."""
+
     _serde_keys: ClassVar[Optional[tuple]] = ()  # checked by _from_json
     kind: Literal["Sequence", "SpecialToken"]
     id: str
@@ -93,9 +95,10 @@ class Piece(_Model):
         if isinstance(data, Piece):
             return data
         if not isinstance(data, dict) or len(data) != 1 or _repeated(data, data.keys()):
-            raise _Invalid("expected {'Sequence': {...}} or {'SpecialToken': {...}} (one key),"
-                           f" got {_show(data)}")
-        (kind, inner), = data.items()
+            raise _Invalid(
+                f"expected {{'Sequence': {{...}}}} or {{'SpecialToken': {{...}}}} (one key), got {_show(data)}"
+            )
+        ((kind, inner),) = data.items()
         if kind not in ("Sequence", "SpecialToken"):
             raise _Invalid(f"{kind!r} is not one of 'Sequence', 'SpecialToken'")
         if isinstance(inner, list):
@@ -108,8 +111,11 @@ class Piece(_Model):
         if twice is not None:
             raise _Invalid("repeated field (the oracle: duplicate field)", kind, twice)
         check_id = _sequence_id if kind == "Sequence" else _str
-        return {"kind": kind, "id": _field(inner, "id", kind, check_id),
-                "type_id": _field(inner, "type_id", kind, _u32)}
+        return {
+            "kind": kind,
+            "id": _field(inner, "id", kind, check_id),
+            "type_id": _field(inner, "type_id", kind, _u32),
+        }
 
     @model_serializer
     def _to_json(self) -> dict:
@@ -119,6 +125,7 @@ class Piece(_Model):
 class SpecialToken(_Model):
     """A ``special_tokens`` entry; ``id`` need not match its key, and ``ids``/``tokens`` may have
     different lengths (the oracle does not check either at load)."""
+
     id: StrictStr
     ids: List[U32]
     tokens: List[StrictStr]
@@ -132,6 +139,7 @@ class SpecialToken(_Model):
 class TemplateProcessing(_Model):
     """``single``, ``pair`` and ``special_tokens`` are all required; nothing else is checked
     (not even that the templates' special tokens exist, or that ``pair`` uses both sequences)."""
+
     _array: ClassVar[Optional[tuple]] = ("single", "pair", "special_tokens")
     _checks_type: ClassVar[bool] = False
     type: Literal["TemplateProcessing"] = "TemplateProcessing"
@@ -150,12 +158,14 @@ class ProcessorSequence(_Model):
     processors: List["PostProcessor"]
 
 
-_POST_PROCESSORS = (RobertaProcessing, BertProcessing, ByteLevelPreTokenizer, TemplateProcessing,
-                    ProcessorSequence)
+_POST_PROCESSORS = (RobertaProcessing, BertProcessing, ByteLevelPreTokenizer, TemplateProcessing, ProcessorSequence)
 
 #: Any post-processor: purely untagged, tried in the oracle's order.
-PostProcessor = Annotated[Union[_POST_PROCESSORS], Field(discriminator="type"), BeforeValidator(
-    _resolver("post-processor", {}, _POST_PROCESSORS, tuple(map(_tag, _POST_PROCESSORS))))]
+PostProcessor = Annotated[
+    Union[_POST_PROCESSORS],
+    Field(discriminator="type"),
+    BeforeValidator(_resolver("post-processor", {}, _POST_PROCESSORS, tuple(map(_tag, _POST_PROCESSORS)))),
+]
 
 ProcessorSequence.model_rebuild()
 _SECTION = _Section(PostProcessor, _POST_PROCESSORS)

@@ -8,15 +8,28 @@
   ``{"type": "CharDelimiterSplit", ...}`` and arrays (``["Whitespace"]``, the 6-item Metaspace
   and 4-item Split rows).
 """
+
 from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, List, Literal, Optional, Union
 
 from pydantic import BeforeValidator, Field, StrictBool, model_validator
 
-from tagpipe.spec._base import (BEHAVIORS, PREPEND_SCHEMES, Behavior, BehaviorName, Char,
-                                Pattern, PrependScheme, USize, _Invalid, _Model, _show, _Unit,
-                                _unit_variant)
+from tagpipe.spec._base import (
+    BEHAVIORS,
+    PREPEND_SCHEMES,
+    Behavior,
+    BehaviorName,
+    Char,
+    Pattern,
+    PrependScheme,
+    USize,
+    _Invalid,
+    _Model,
+    _show,
+    _Unit,
+    _unit_variant,
+)
 from tagpipe.spec._read import _parse, _resolver, _Section, _tag, _tagged_section
 
 
@@ -26,6 +39,7 @@ class BertPreTokenizer(_Unit):
 
 class ByteLevelPreTokenizer(_Model):
     """``add_prefix_space`` and ``trim_offsets`` are required; ``use_regex`` defaults to true."""
+
     type: Literal["ByteLevel"] = "ByteLevel"
     add_prefix_space: StrictBool
     trim_offsets: StrictBool
@@ -34,6 +48,7 @@ class ByteLevelPreTokenizer(_Model):
 
 class CharDelimiterSplit(_Model):
     """Only loads under its struct name; the oracle's tag ``"Delimiter"`` is rejected."""
+
     type: Literal["CharDelimiterSplit"] = "CharDelimiterSplit"
     delimiter: Char
 
@@ -42,8 +57,8 @@ class Metaspace(_Model):
     """Legacy keys: ``add_prefix_space`` (bool or null) and ``str_rep`` (string or null) are
     accepted and dropped, but ``add_prefix_space: false`` demands ``prepend_scheme: "never"``.
     ``prepend_scheme`` defaults to ``"always"``; ``split`` missing or null means true."""
-    _array: ClassVar[Optional[tuple]] = (
-        "replacement", "add_prefix_space", "prepend_scheme", "split", "str_rep")
+
+    _array: ClassVar[Optional[tuple]] = ("replacement", "add_prefix_space", "prepend_scheme", "split", "str_rep")
     type: Literal["Metaspace"] = "Metaspace"
     replacement: Char
     prepend_scheme: PrependScheme = "always"
@@ -58,8 +73,7 @@ class Metaspace(_Model):
         add_prefix_space = data.pop("add_prefix_space", None)
         str_rep = data.pop("str_rep", None)
         if add_prefix_space is not None and not isinstance(add_prefix_space, bool):
-            raise _Invalid(f"expected a boolean or null, got {_show(add_prefix_space)}",
-                           "add_prefix_space")
+            raise _Invalid(f"expected a boolean or null, got {_show(add_prefix_space)}", "add_prefix_space")
         if str_rep is not None and not isinstance(str_rep, str):
             raise _Invalid(f"expected a string or null, got {_show(str_rep)}", "str_rep")
         if data.get("split", True) is None:
@@ -70,8 +84,10 @@ class Metaspace(_Model):
             except _Invalid:
                 return data  # the prepend_scheme error is reported by the field itself
             if scheme != "never":
-                raise _Invalid(f"add_prefix_space false contradicts prepend_scheme {scheme!r}"
-                               " (only 'never' is allowed with it)", "add_prefix_space")
+                raise _Invalid(
+                    f"add_prefix_space false contradicts prepend_scheme {scheme!r} (only 'never' is allowed with it)",
+                    "add_prefix_space",
+                )
         return data
 
 
@@ -81,12 +97,14 @@ class Whitespace(_Unit):
 
 class PreTokenizerSequence(_Model):
     """May be empty; each item is a full pre-tokenizer (legacy forms included), never null."""
+
     type: Literal["Sequence"] = "Sequence"
     pretokenizers: List["PreTokenizer"]
 
 
 class Split(_Model):
     """All of ``pattern``, ``behavior`` and ``invert`` are required."""
+
     _array: ClassVar[Optional[tuple]] = ("pattern", "behavior", "invert")
     type: Literal["Split"] = "Split"
     pattern: Pattern
@@ -96,9 +114,9 @@ class Split(_Model):
 
 class Punctuation(_Model):
     """``behavior`` defaults to ``"Isolated"``; also takes ``{"Isolated": {}}`` (flattened)."""
+
     type: Literal["Punctuation"] = "Punctuation"
-    behavior: Annotated[BehaviorName,
-                        BeforeValidator(lambda v: _unit_variant(v, BEHAVIORS, True))] = "Isolated"
+    behavior: Annotated[BehaviorName, BeforeValidator(lambda v: _unit_variant(v, BEHAVIORS, True))] = "Isolated"
 
 
 class WhitespaceSplit(_Unit):
@@ -107,6 +125,7 @@ class WhitespaceSplit(_Unit):
 
 class Digits(_Model):
     """``individual_digits`` is required (no default in the oracle's serde)."""
+
     type: Literal["Digits"] = "Digits"
     individual_digits: StrictBool
 
@@ -117,21 +136,39 @@ class UnicodeScripts(_Unit):
 
 class FixedLength(_Model):
     """``length`` is a usize (0 included), default 5."""
+
     type: Literal["FixedLength"] = "FixedLength"
     length: USize = 5
 
 
 # In the oracle's untagged (legacy) order.
-_PRE_TOKENIZERS = (BertPreTokenizer, ByteLevelPreTokenizer, CharDelimiterSplit, Metaspace,
-                   Whitespace, PreTokenizerSequence, Split, Punctuation, WhitespaceSplit, Digits,
-                   UnicodeScripts, FixedLength)
+_PRE_TOKENIZERS = (
+    BertPreTokenizer,
+    ByteLevelPreTokenizer,
+    CharDelimiterSplit,
+    Metaspace,
+    Whitespace,
+    PreTokenizerSequence,
+    Split,
+    Punctuation,
+    WhitespaceSplit,
+    Digits,
+    UnicodeScripts,
+    FixedLength,
+)
 
 #: Any pre-tokenizer; validating raw JSON against it follows the oracle (see the module doc).
-PreTokenizer = Annotated[Union[_PRE_TOKENIZERS], Field(discriminator="type"), BeforeValidator(
-    _resolver("pre-tokenizer",
-              {**{_tag(m): _tag(m) for m in _PRE_TOKENIZERS if m is not CharDelimiterSplit},
-               "Delimiter": None},
-              _PRE_TOKENIZERS))]
+PreTokenizer = Annotated[
+    Union[_PRE_TOKENIZERS],
+    Field(discriminator="type"),
+    BeforeValidator(
+        _resolver(
+            "pre-tokenizer",
+            {**{_tag(m): _tag(m) for m in _PRE_TOKENIZERS if m is not CharDelimiterSplit}, "Delimiter": None},
+            _PRE_TOKENIZERS,
+        )
+    ),
+]
 
 PreTokenizerSequence.model_rebuild()
 _SECTION = _Section(PreTokenizer, _PRE_TOKENIZERS)

@@ -7,6 +7,7 @@ checkout's root first on sys.path would put its tagpipe/, which has no built cor
 clean clone, before the installed one), with PYTHONPATH naming tagpipe's home first and
 the checkout after it.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,14 +24,18 @@ from .data import REPO, SHARED
 def bench_env() -> dict[str, str]:
     home = str(Path(tagpipe.__file__).resolve().parent.parent)
     path = [home] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p] + [str(REPO)]
-    return dict(os.environ, PYTHONPATH=os.pathsep.join(dict.fromkeys(path)), TAGPIPE_TEST_DATA=str(SHARED),
-                OPENBLAS_NUM_THREADS="1")
+    return dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(dict.fromkeys(path)),
+        TAGPIPE_TEST_DATA=str(SHARED),
+        OPENBLAS_NUM_THREADS="1",
+    )
 
 
-def run_bench(module: str, *argv: str, write: bool = False, env: dict[str, str] = None,
-              timeout: float = 600) -> subprocess.CompletedProcess:
+def run_bench(
+    module: str, *argv: str, write: bool = False, env: dict[str, str] = None, timeout: float = 600
+) -> subprocess.CompletedProcess:
     """``python -m bench.<module> ARGV`` (with --no-write unless `write`), its output captured."""
     args = [sys.executable, "-m", f"bench.{module}", *argv] + ([] if write else ["--no-write"])
     with tempfile.TemporaryDirectory(prefix="tagpipe-test-bench-") as home:
-        return subprocess.run(args, capture_output=True, text=True, env=env or bench_env(), cwd=home,
-                              timeout=timeout)
+        return subprocess.run(args, capture_output=True, text=True, env=env or bench_env(), cwd=home, timeout=timeout)

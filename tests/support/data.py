@@ -4,6 +4,7 @@ One setting, ``TAGPIPE_TEST_DATA`` (the ``shared/`` folder), defaulting to ``../
 beside the checkout.  The tests that need it run whenever it exists (CI always has it) and
 skip otherwise (``needs_shared``).
 """
+
 from __future__ import annotations
 
 import os

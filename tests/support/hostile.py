@@ -1,5 +1,6 @@
 """Generators of hostile tokenizer.json files (tests/test_hostile_files.py; bench.load times
 loading them)."""
+
 from __future__ import annotations
 
 import json
@@ -22,9 +23,27 @@ def merges_file(n_merges: int) -> str:
                 merges.append([s, c])
                 nxt.append(s + c)
         level = nxt
-    return json.dumps({"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
-                       "normalizer": None, "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None,
-                       "decoder": None, "model": {"type": "BPE", "dropout": None, "unk_token": None,
-                                                  "continuing_subword_prefix": None, "end_of_word_suffix": None,
-                                                  "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
-                                                  "vocab": vocab, "merges": merges}})
+    return json.dumps(
+        {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": [],
+            "normalizer": None,
+            "pre_tokenizer": {"type": "Whitespace"},
+            "post_processor": None,
+            "decoder": None,
+            "model": {
+                "type": "BPE",
+                "dropout": None,
+                "unk_token": None,
+                "continuing_subword_prefix": None,
+                "end_of_word_suffix": None,
+                "fuse_unk": False,
+                "byte_fallback": False,
+                "ignore_merges": False,
+                "vocab": vocab,
+                "merges": merges,
+            },
+        }
+    )

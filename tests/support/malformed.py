@@ -1,6 +1,7 @@
 """A tokenizer.json is accepted by tagpipe exactly when the oracle accepts it, and then encodes
 like it; otherwise refused with a TokenizerJsonError naming the JSON path (tests/test_malformed.py,
 tests/test_hostile_files.py)."""
+
 from __future__ import annotations
 
 import time

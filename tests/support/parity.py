@@ -12,6 +12,7 @@ that compare the same way: test_models_native.py, test_char_merges.py).
 * small tokenizer.json builders (`bpe_json` and the sections it takes) for synthetic
   tokenizers.
 """
+
 from __future__ import annotations
 
 import functools
@@ -34,17 +35,24 @@ from . import strategies as S
 # Budgets
 # ---------------------------------------------------------------------------------------
 
-CUT_DOC_BYTES = 10_000          # the "~10 kB" documents ...
-CUT_DOCS_PER_CORPUS = 8         # ... this many per corpus per tokenizer (first: the file start)
-RANDOM_DOCS_PER_CORPUS = 32     # + corpus_documents (10 B .. 20 kB, ~2.6 kB mean) per corpus
+CUT_DOC_BYTES = 10_000  # the "~10 kB" documents ...
+CUT_DOCS_PER_CORPUS = 8  # ... this many per corpus per tokenizer (first: the file start)
+RANDOM_DOCS_PER_CORPUS = 32  # + corpus_documents (10 B .. 20 kB, ~2.6 kB mean) per corpus
 # => ~(80 + 85) kB x 6 corpora ~ 1 MB of text per tokenizer, each encoded with and without specials.
-HYPOTHESIS_EXAMPLES = 300       # per tokenizer family
-REPORT_FAILURES = 3             # texts described in full per failing test
-SHRINK_BUDGET = 600             # tagpipe+oracle calls spent shrinking each described failure
+HYPOTHESIS_EXAMPLES = 300  # per tokenizer family
+REPORT_FAILURES = 3  # texts described in full per failing test
+SHRINK_BUDGET = 600  # tagpipe+oracle calls spent shrinking each described failure
 
-HYPOTHESIS = settings(max_examples=HYPOTHESIS_EXAMPLES, deadline=None, suppress_health_check=[
-    HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example,
-    HealthCheck.filter_too_much])
+HYPOTHESIS = settings(
+    max_examples=HYPOTHESIS_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.large_base_example,
+        HealthCheck.filter_too_much,
+    ],
+)
 
 
 # ---------------------------------------------------------------------------------------
@@ -62,8 +70,12 @@ def oracle_ids(oracle: tokenizers.Tokenizer, texts: Sequence[str], add_special: 
 
 def _short(text: str, pos: int, radius: int = 60) -> str:
     a, b = max(0, pos - radius), min(len(text), pos + radius)
-    return ("…" if a else "") + repr(text[a:b]) + ("…" if b < len(text) else "") + \
-        f"  (chars {a}..{b} of {len(text)}; the difference is at char ~{pos})"
+    return (
+        ("…" if a else "")
+        + repr(text[a:b])
+        + ("…" if b < len(text) else "")
+        + f"  (chars {a}..{b} of {len(text)}; the difference is at char ~{pos})"
+    )
 
 
 def _tok_names(oracle, ids) -> str:
@@ -95,7 +107,7 @@ def shrink(pred: Callable[[str], bool], text: str, pos: int, budget: int = SHRIN
         for r in (4, 16, 64, 256, 1024, 4096):
             if 2 * r >= len(text):
                 break
-            w = text[max(0, pos - r): pos + r]
+            w = text[max(0, pos - r) : pos + r]
             budget -= 1
             if pred(w):
                 text = w
@@ -104,7 +116,7 @@ def shrink(pred: Callable[[str], bool], text: str, pos: int, budget: int = SHRIN
         while len(text) >= 2 and budget > 0:
             chunk = math.ceil(len(text) / n)
             for k in range(n):
-                cand = text[:k * chunk] + text[(k + 1) * chunk:]
+                cand = text[: k * chunk] + text[(k + 1) * chunk :]
                 budget -= 1
                 if cand != text and pred(cand):
                     text, n = cand, max(n - 1, 2)
@@ -129,11 +141,13 @@ def _tagpipe_differs(tok, oracle, add_special) -> Callable[[str], bool]:
             return False
         except Exception:  # noqa: BLE001 - a crash reproduces too
             return True
+
     return pred
 
 
-def describe(name: str, tok, oracle, text: str, want, got, add_special: bool, label: str = "",
-             do_shrink: bool = True) -> str:
+def describe(
+    name: str, tok, oracle, text: str, want, got, add_special: bool, label: str = "", do_shrink: bool = True
+) -> str:
     head = f"[{name}] add_special_tokens={add_special}" + (f" {label}" if label else "")
     if isinstance(got, BaseException):
         return f"{head}: tagpipe raised {type(got).__name__}: {got}\n  text: {_short(text, 0, 100)}"
@@ -142,8 +156,8 @@ def describe(name: str, tok, oracle, text: str, want, got, add_special: bool, la
     lines = [
         f"{head}: ids differ at index {i} (oracle {len(want)} ids, tagpipe {len(got)} ids)",
         f"  text: {_short(text, pos)}",
-        f"  oracle  [{max(0, i - 2)}:]: {_tok_names(oracle, want[max(0, i - 2): i + 6])}",
-        f"  tagpipe [{max(0, i - 2)}:]: {_tok_names(oracle, got[max(0, i - 2): i + 6])}",
+        f"  oracle  [{max(0, i - 2)}:]: {_tok_names(oracle, want[max(0, i - 2) : i + 6])}",
+        f"  tagpipe [{max(0, i - 2)}:]: {_tok_names(oracle, got[max(0, i - 2) : i + 6])}",
     ]
     if do_shrink and tok is not None:
         small = shrink(_tagpipe_differs(tok, oracle, add_special), text, pos)
@@ -153,8 +167,10 @@ def describe(name: str, tok, oracle, text: str, want, got, add_special: bool, la
                 g = tok.encode(small, add_special)
             except Exception as e:  # noqa: BLE001
                 g = f"raised {type(e).__name__}: {e}"
-            lines.append(f"  shrunk: {small!r} -> oracle {_tok_names(oracle, w)}  tagpipe "
-                         f"{_tok_names(oracle, g) if isinstance(g, list) else g}")
+            lines.append(
+                f"  shrunk: {small!r} -> oracle {_tok_names(oracle, w)}  tagpipe "
+                f"{_tok_names(oracle, g) if isinstance(g, list) else g}"
+            )
     return "\n".join(lines)
 
 
@@ -170,8 +186,9 @@ class Report:
     def mismatch(self, text, want, got, add_special, label="", do_shrink=True):
         self.count += 1
         if len(self.failures) < REPORT_FAILURES:
-            self.failures.append(describe(self.name, self.outside, self.oracle, text, want, got, add_special,
-                                          label, do_shrink))
+            self.failures.append(
+                describe(self.name, self.outside, self.oracle, text, want, got, add_special, label, do_shrink)
+            )
 
     def fail(self, message: str):
         self.count += 1
@@ -196,9 +213,18 @@ def _per_text(tok, texts, add_special):
     return out
 
 
-def run_and_compare(report: Report, tok, texts: Sequence[str], add_special: bool, *, native: bool,
-                    nfc: Optional[Callable[[str], list[str]]], labels: Optional[Sequence[str]] = None,
-                    do_shrink: bool = True, want: Optional[list] = None) -> list[int]:
+def run_and_compare(
+    report: Report,
+    tok,
+    texts: Sequence[str],
+    add_special: bool,
+    *,
+    native: bool,
+    nfc: Optional[Callable[[str], list[str]]],
+    labels: Optional[Sequence[str]] = None,
+    do_shrink: bool = True,
+    want: Optional[list] = None,
+) -> list[int]:
     """Encode ``texts`` with tagpipe (under delegation_disabled when ``native``), compare with the
     oracle, record failures in ``report``.  ``nfc``: None when the tokenizer's normalizer never
     delegates per call (then no per-call delegation is allowed), else text -> whether a per-call
@@ -229,16 +255,21 @@ def run_and_compare(report: Report, tok, texts: Sequence[str], add_special: bool
                     else:
                         for i, b in zip(keep, batch):
                             if b != want[i]:
-                                report.mismatch(texts[i], want[i], b, add_special,
-                                                (labels[i] + " encode_batch").strip(), do_shrink)
+                                report.mismatch(
+                                    texts[i], want[i], b, add_special, (labels[i] + " encode_batch").strip(), do_shrink
+                                )
         for i in delegated:
             text = texts[i]
             if nfc is None:
-                report.fail(f"per-call delegation in a tokenizer without NFC ({got[i]}); text "
-                            f"{labels[i]}: {_short(text, 0, 100)}")
+                report.fail(
+                    f"per-call delegation in a tokenizer without NFC ({got[i]}); text "
+                    f"{labels[i]}: {_short(text, 0, 100)}"
+                )
             elif not nfc(text):
-                report.fail(f"delegated a text none of whose characters the normalizer's per-call "
-                            f"delegation may concern (NFC / grapheme clusters): {labels[i]} {_short(text, 0, 100)}")
+                report.fail(
+                    f"delegated a text none of whose characters the normalizer's per-call "
+                    f"delegation may concern (NFC / grapheme clusters): {labels[i]} {_short(text, 0, 100)}"
+                )
             try:  # the delegated result must still be exact
                 got[i] = report.outside.encode(text, add_special)
             except Exception as e:  # noqa: BLE001
@@ -287,13 +318,32 @@ def corpus_docs(corpus: Path, name: str) -> list[S.Document]:
 
 
 def added(content, *, special=False, lstrip=False, rstrip=False, single_word=False, normalized=None):
-    return {"content": content, "single_word": single_word, "lstrip": lstrip, "rstrip": rstrip,
-            "normalized": (not special) if normalized is None else normalized, "special": special}
+    return {
+        "content": content,
+        "single_word": single_word,
+        "lstrip": lstrip,
+        "rstrip": rstrip,
+        "normalized": (not special) if normalized is None else normalized,
+        "special": special,
+    }
 
 
-def bpe_json(vocab, merges, *, unk=None, fuse_unk=False, byte_fallback=False, ignore_merges=False,
-             prefix=None, suffix=None, normalizer=None, pre=None, post=None, added_tokens=(),
-             merge_form="pairs") -> str:
+def bpe_json(
+    vocab,
+    merges,
+    *,
+    unk=None,
+    fuse_unk=False,
+    byte_fallback=False,
+    ignore_merges=False,
+    prefix=None,
+    suffix=None,
+    normalizer=None,
+    pre=None,
+    post=None,
+    added_tokens=(),
+    merge_form="pairs",
+) -> str:
     """A whole tokenizer.json with a BPE model. ``vocab``: list (ids in order) or dict; ``merges``:
     (a, b) pairs, written as [a, b] (``merge_form="pairs"``) or "a b" (``"strings"``)."""
     if not isinstance(vocab, dict):
@@ -307,22 +357,44 @@ def bpe_json(vocab, merges, *, unk=None, fuse_unk=False, byte_fallback=False, ig
             t["id"] = vocab[t["content"]]
         else:
             t["id"], next_id = next_id, next_id + 1
-        toks.append({"id": t["id"], **{k: t[k] for k in ("content", "single_word", "lstrip", "rstrip",
-                                                          "normalized", "special")}})
-    return json.dumps({
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": toks,
-        "normalizer": normalizer, "pre_tokenizer": pre, "post_processor": post, "decoder": None,
-        "model": {"type": "BPE", "dropout": None, "unk_token": unk, "continuing_subword_prefix": prefix,
-                  "end_of_word_suffix": suffix, "fuse_unk": fuse_unk, "byte_fallback": byte_fallback,
-                  "ignore_merges": ignore_merges, "vocab": vocab, "merges": merges_out},
-    }, ensure_ascii=False)
+        toks.append(
+            {
+                "id": t["id"],
+                **{k: t[k] for k in ("content", "single_word", "lstrip", "rstrip", "normalized", "special")},
+            }
+        )
+    return json.dumps(
+        {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": toks,
+            "normalizer": normalizer,
+            "pre_tokenizer": pre,
+            "post_processor": post,
+            "decoder": None,
+            "model": {
+                "type": "BPE",
+                "dropout": None,
+                "unk_token": unk,
+                "continuing_subword_prefix": prefix,
+                "end_of_word_suffix": suffix,
+                "fuse_unk": fuse_unk,
+                "byte_fallback": byte_fallback,
+                "ignore_merges": ignore_merges,
+                "vocab": vocab,
+                "merges": merges_out,
+            },
+        },
+        ensure_ascii=False,
+    )
 
 
 def _with_merged(base: list[str], merges, prefix: str = "") -> list[str]:
     """``base`` plus every merge result (left + right without the continuing-subword prefix)."""
     out = list(base)
     for a, b in merges:
-        m = a + (b[len(prefix):] if prefix and b.startswith(prefix) else b)
+        m = a + (b[len(prefix) :] if prefix and b.startswith(prefix) else b)
         if m not in out:
             out.append(m)
     return out
@@ -337,8 +409,7 @@ def metaspace(scheme="always", split=True):
 
 
 def bytelevel(add_prefix_space=False, use_regex=True):
-    return {"type": "ByteLevel", "add_prefix_space": add_prefix_space, "trim_offsets": True,
-            "use_regex": use_regex}
+    return {"type": "ByteLevel", "add_prefix_space": add_prefix_space, "trim_offsets": True, "use_regex": use_regex}
 
 
 def prepend(s):
@@ -354,9 +425,16 @@ def seq(*ns):
 
 
 def template(vocab_ids: dict, bos="<s>", eos="</s>"):
-    return {"type": "TemplateProcessing",
-            "single": [{"SpecialToken": {"id": bos, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
-                       {"SpecialToken": {"id": eos, "type_id": 0}}],
-            "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
-            "special_tokens": {bos: {"id": bos, "ids": [vocab_ids[bos]], "tokens": [bos]},
-                               eos: {"id": eos, "ids": [vocab_ids[eos]], "tokens": [eos]}}}
+    return {
+        "type": "TemplateProcessing",
+        "single": [
+            {"SpecialToken": {"id": bos, "type_id": 0}},
+            {"Sequence": {"id": "A", "type_id": 0}},
+            {"SpecialToken": {"id": eos, "type_id": 0}},
+        ],
+        "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
+        "special_tokens": {
+            bos: {"id": bos, "ids": [vocab_ids[bos]], "tokens": [bos]},
+            eos: {"id": eos, "ids": [vocab_ids[eos]], "tokens": [eos]},
+        },
+    }

@@ -16,6 +16,7 @@ Every table below is data, not a claim about how any pre-tokenizer treats it: th
 decides.  Tables deliberately include code points whose properties changed between Unicode
 versions (Rust ``std`` 17, the ``regex`` crate and Oniguruma 16, ``UnicodeScripts`` ~10).
 """
+
 from __future__ import annotations
 
 import functools
@@ -46,11 +47,20 @@ def minimal_tokenizer_json(section) -> str:
     """The smallest tokenizer.json that carries ``section`` as its pre_tokenizer."""
     if isinstance(section, str):
         section = json.loads(section)
-    return json.dumps({
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
-        "normalizer": None, "pre_tokenizer": section, "post_processor": None, "decoder": None,
-        "model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"},
-    }, ensure_ascii=False)
+    return json.dumps(
+        {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": [],
+            "normalizer": None,
+            "pre_tokenizer": section,
+            "post_processor": None,
+            "decoder": None,
+            "model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"},
+        },
+        ensure_ascii=False,
+    )
 
 
 @functools.lru_cache(maxsize=None)
@@ -88,10 +98,41 @@ LATIN_PRECOMPOSED = "àáâãäåæçèéêëìíîïðñòóôõöøùúûüý�
 # Case-folding oddities: long s, Kelvin, Angstrom, capital sharp s, ligatures, dotless/dotted i.
 CASEFOLD_ODDITIES = "ſKÅẞﬀﬁﬂﬅﬆİıǰΐ"
 COMBINING = [
-    "\u0300", "\u0301", "\u0302", "\u0303", "\u0304", "\u0308", "\u030a", "\u030c", "\u0323",
-    "\u0327", "\u0328", "\u0331", "\u0345", "\u034f", "\u0489", "\u05b7", "\u05bc", "\u064b",
-    "\u0650", "\u0670", "\u093c", "\u094d", "\u0951", "\u0e31", "\u0e48", "\u1ab0", "\u1dc0",
-    "\u20d7", "\u20dd", "\u20e3", "\u302a", "\u3099", "\u309a", "\ufe20", "\U0001d165",
+    "\u0300",
+    "\u0301",
+    "\u0302",
+    "\u0303",
+    "\u0304",
+    "\u0308",
+    "\u030a",
+    "\u030c",
+    "\u0323",
+    "\u0327",
+    "\u0328",
+    "\u0331",
+    "\u0345",
+    "\u034f",
+    "\u0489",
+    "\u05b7",
+    "\u05bc",
+    "\u064b",
+    "\u0650",
+    "\u0670",
+    "\u093c",
+    "\u094d",
+    "\u0951",
+    "\u0e31",
+    "\u0e48",
+    "\u1ab0",
+    "\u1dc0",
+    "\u20d7",
+    "\u20dd",
+    "\u20e3",
+    "\u302a",
+    "\u3099",
+    "\u309a",
+    "\ufe20",
+    "\U0001d165",
     "\U000e0100",
 ]
 CYRILLIC = "абвгдеёжзийклмнопрстуфхцчшщъыьэюяАБВГДЕЁЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯіїєґѣѳѵ"
@@ -104,18 +145,46 @@ DEVANAGARI = "अआइईउऊएऐओऔकखगघचछजझटठडढ
 DEVANAGARI_MARKS = "\u093e\u093f\u0940\u0941\u0947\u094b\u094d\u0902\u0903\u093c"
 THAI = "กขคงจฉชซญดตถทธนบปผพฟภมยรลวศษสหอฮะาำเแโใไๆฯ"
 THAI_MARKS = "\u0e31\u0e34\u0e35\u0e36\u0e37\u0e38\u0e39\u0e47\u0e48\u0e49\u0e4a\u0e4b\u0e4c"
-CJK = "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事" + "々〆〇𠀀𠀁𪚥𫝀"  # noqa: E501 (wide characters)
+CJK = (
+    "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事"
+    + "々〆〇𠀀𠀁𪚥𫝀"
+)  # noqa: E501 (wide characters)
 HIRAGANA = "あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわをんがぎぐげござじずぜぞだぢづでどばびぶべぼぱぴぷぺぽぁぃぅぇぉっゃゅょゝゞ"  # noqa: E501 (wide characters)
 KATAKANA = "アイウエオカキクケコサシスセソタチツテトナニヌネノハヒフヘホマミムメモヤユヨラリルレロワヲンガギグゲゴヴァィゥェォッャュョヵヶー・ヽヾｱｲｳｰﾞﾟ"  # noqa: E501 (wide characters)
 HANGUL = "한국어가나다라마바사아자차카타파하읽었습니다똠방각하" + "ㄱㄴㄷㅏㅑ" + "\u1100\u1161\u11a8\u1112\u1175"
 SUPPLEMENTARY_LETTERS = "𐌰𐌱𐌲𐐀𐐨𐒰𐓘𞤀𞤢𝐀𝑎𝔸𝕏𓀀𒀀𐀀𗀀𖿠"
 # Code points new in Unicode 14-17: the components of the oracle see them differently.
 RECENT_UNICODE = [
-    "\U0001e290", "\U00010570", "\U00011f04", "\U00011f50", "\U0001e4d0", "\U0001e4f0",
-    "\U00031350", "\U0002ebf0", "\U00010d40", "\U00010d50", "\U00016100", "\U00016130",
-    "\U00016d40", "\U00016d70", "\U0001e5d0", "\U0001e5f1", "\U00011bc0", "\U00011bf0",
-    "\U000105c0", "\U00011380", "\U0001cc00", "\U0001ccf0", "\U00013460", "\U00011de0",
-    "\U00011de5", "\U00011de9", "\U00016ff4", "\U00016ff5", "\U00016ff6", "\U000323b0",
+    "\U0001e290",
+    "\U00010570",
+    "\U00011f04",
+    "\U00011f50",
+    "\U0001e4d0",
+    "\U0001e4f0",
+    "\U00031350",
+    "\U0002ebf0",
+    "\U00010d40",
+    "\U00010d50",
+    "\U00016100",
+    "\U00016130",
+    "\U00016d40",
+    "\U00016d70",
+    "\U0001e5d0",
+    "\U0001e5f1",
+    "\U00011bc0",
+    "\U00011bf0",
+    "\U000105c0",
+    "\U00011380",
+    "\U0001cc00",
+    "\U0001ccf0",
+    "\U00013460",
+    "\U00011de0",
+    "\U00011de5",
+    "\U00011de9",
+    "\U00016ff4",
+    "\U00016ff5",
+    "\U00016ff6",
+    "\U000323b0",
 ]
 
 DIGITS = {
@@ -133,46 +202,205 @@ DIGITS = {
     "roman": "ⅠⅡⅢⅣⅫⅰⅱⅻↀↈ",
     "circled": "①②⑳㉑⓪❶",
     "cjk_numeric": "〇〡〢〸",
-    "unicode17_numeric": "\U00011de0\U00011de1\U00011de2\U00011de3\U00011de4\U00011de9"
-                         "\U00016ff4\U00016ff5\U00016ff6",
-    "unicode15_16_digits": "\U00011f50\U00011f51\U0001e4f0\U00010d40\U00010d41\U00016130"
-                           "\U0001ccf0\U0001ccf1\U00011bf0",
+    "unicode17_numeric": "\U00011de0\U00011de1\U00011de2\U00011de3\U00011de4\U00011de9\U00016ff4\U00016ff5\U00016ff6",
+    "unicode15_16_digits": "\U00011f50\U00011f51\U0001e4f0\U00010d40\U00010d41\U00016130\U0001ccf0\U0001ccf1\U00011bf0",
 }
 
 WHITESPACE = [
-    " ", " ", " ", "\t", "\n", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x85", "\xa0", "\u1680",
-    "\u2000", "\u2002", "\u2003", "\u2009", "\u200a", "\u2028", "\u2029", "\u202f", "\u205f",
+    " ",
+    " ",
+    " ",
+    "\t",
+    "\n",
+    "\n",
+    "\r",
+    "\r\n",
+    "\x0b",
+    "\x0c",
+    "\x85",
+    "\xa0",
+    "\u1680",
+    "\u2000",
+    "\u2002",
+    "\u2003",
+    "\u2009",
+    "\u200a",
+    "\u2028",
+    "\u2029",
+    "\u202f",
+    "\u205f",
     "\u3000",
     # not White_Space, but whitespace somewhere (Python's isspace, old Unicode, editors):
-    "\u180e", "\u200b", "\x1c", "\x1d", "\x1e", "\x1f", "\ufeff",
+    "\u180e",
+    "\u200b",
+    "\x1c",
+    "\x1d",
+    "\x1e",
+    "\x1f",
+    "\ufeff",
 ]
 ASCII_PUNCT = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 UNICODE_PUNCT = "¡¿«»‹›“”„‘’‚–—―…‰′″§¶·•†‡※‼⁇、。，．：；！？「」『』【】〈〉《》〔〕・｡､･־׃׳״؟،؛۔।॥๏๚"
 SYMBOLS = "€£¥¢₹₽₿©®™°±×÷∞≈≠≤≥∑∏√∂∆∇←↑→↓↔⇒⇔★☆♠♣♥♦♪♫☃✓✗⌘⏎␣¬¦¨¯´¸˚˜ˇ˘" + "𝄞🀄🃏"
-SPECIAL_RUNS = ["/", "//", "///", "://", "▁", "▁▁", "▁▁▁", "▁ ", " ▁", "...", "---", "==", "->",
-                "=>", "::", "**", "__", "~~", "''", "\"\"", "``", "<|endoftext|>", "\\n", "%%"]
+SPECIAL_RUNS = [
+    "/",
+    "//",
+    "///",
+    "://",
+    "▁",
+    "▁▁",
+    "▁▁▁",
+    "▁ ",
+    " ▁",
+    "...",
+    "---",
+    "==",
+    "->",
+    "=>",
+    "::",
+    "**",
+    "__",
+    "~~",
+    "''",
+    '""',
+    "``",
+    "<|endoftext|>",
+    "\\n",
+    "%%",
+]
 EMOJI = [
-    "😀", "🙂", "👍", "👍🏽", "❤️", "❤", "☺︎", "☺️", "👨‍👩‍👧‍👦", "👩‍💻", "🧑🏿‍💻", "🏳️‍🌈",
-    "👁️‍🗨️", "🇫🇷", "🇺🇸🇯🇵", "1️⃣", "#️⃣", "*️⃣", "🏴󠁧󠁢󠁳󠁣󠁴󠁿", "🫠", "🦖", "✈️", "©️",
+    "😀",
+    "🙂",
+    "👍",
+    "👍🏽",
+    "❤️",
+    "❤",
+    "☺︎",
+    "☺️",
+    "👨‍👩‍👧‍👦",
+    "👩‍💻",
+    "🧑🏿‍💻",
+    "🏳️‍🌈",
+    "👁️‍🗨️",
+    "🇫🇷",
+    "🇺🇸🇯🇵",
+    "1️⃣",
+    "#️⃣",
+    "*️⃣",
+    "🏴󠁧󠁢󠁳󠁣󠁴󠁿",
+    "🫠",
+    "🦖",
+    "✈️",
+    "©️",
     "\U0001f1e6",  # a lone regional indicator
 ]
 VARIATION_SELECTORS = ["\ufe0e", "\ufe0f", "\ufe00", "\U000e0100", "\U000e01ef", "\u180b"]
-JOINERS = ["\u200d", "\u200c", "\u200b", "\u2060", "\ufeff", "\u00ad", "\u034f", "\u200e",
-           "\u200f", "\u202a", "\u202e", "\u2066", "\u2069", "\u061c"]
-CONTROLS = [chr(c) for c in range(0x00, 0x09)] + [chr(c) for c in range(0x0e, 0x20)] + \
-    ["\x7f", "\x80", "\x84", "\x86", "\x9b", "\x9f"]
+JOINERS = [
+    "\u200d",
+    "\u200c",
+    "\u200b",
+    "\u2060",
+    "\ufeff",
+    "\u00ad",
+    "\u034f",
+    "\u200e",
+    "\u200f",
+    "\u202a",
+    "\u202e",
+    "\u2066",
+    "\u2069",
+    "\u061c",
+]
+CONTROLS = (
+    [chr(c) for c in range(0x00, 0x09)]
+    + [chr(c) for c in range(0x0E, 0x20)]
+    + ["\x7f", "\x80", "\x84", "\x86", "\x9b", "\x9f"]
+)
 PRIVATE_USE = ["\ue000", "\ue8ff", "\uf8ff", "\U000f0000", "\U000ffffd", "\U00100000", "\U0010fffd"]
-UNASSIGNED = ["\u0378", "\u0379", "\u0380", "\u0383", "\u2fe0", "\ufdd0", "\ufdef", "\ufffe",
-              "\uffff", "\U0001fffe", "\U0002fffe", "\U0003fffd", "\U00040000", "\U0007a5a5",
-              "\U000c1234", "\U000e0080", "\U000efffd", "\U0010ffff"]
+UNASSIGNED = [
+    "\u0378",
+    "\u0379",
+    "\u0380",
+    "\u0383",
+    "\u2fe0",
+    "\ufdd0",
+    "\ufdef",
+    "\ufffe",
+    "\uffff",
+    "\U0001fffe",
+    "\U0002fffe",
+    "\U0003fffd",
+    "\U00040000",
+    "\U0007a5a5",
+    "\U000c1234",
+    "\U000e0080",
+    "\U000efffd",
+    "\U0010ffff",
+]
 
 APOSTROPHES = ["'", "'", "'", "’", "‘", "ʼ", "`", "''", "´", "＇"]
-CONTRACTION_SUFFIXES = ["s", "S", "ſ", "t", "T", "re", "RE", "Re", "rE", "ve", "VE", "m", "M",
-                        "ll", "LL", "lL", "d", "D", "ſt", "ﬆ", "st", "res", "dve", "", "1", "12",
-                        " ", "\n", "'", "é", "ß"]
-CONTRACTION_WORDS = ["", "", "it", "It", "IT", "don", "DON", "can", "we", "they", "I", "you",
-                     "HTTPServer", "O", "rock", "n", "l", "1", "2024", "é", "ſ", "Привет", "中",
-                     " ", "  ", "\n", "x'y"]
+CONTRACTION_SUFFIXES = [
+    "s",
+    "S",
+    "ſ",
+    "t",
+    "T",
+    "re",
+    "RE",
+    "Re",
+    "rE",
+    "ve",
+    "VE",
+    "m",
+    "M",
+    "ll",
+    "LL",
+    "lL",
+    "d",
+    "D",
+    "ſt",
+    "ﬆ",
+    "st",
+    "res",
+    "dve",
+    "",
+    "1",
+    "12",
+    " ",
+    "\n",
+    "'",
+    "é",
+    "ß",
+]
+CONTRACTION_WORDS = [
+    "",
+    "",
+    "it",
+    "It",
+    "IT",
+    "don",
+    "DON",
+    "can",
+    "we",
+    "they",
+    "I",
+    "you",
+    "HTTPServer",
+    "O",
+    "rock",
+    "n",
+    "l",
+    "1",
+    "2024",
+    "é",
+    "ſ",
+    "Привет",
+    "中",
+    " ",
+    "  ",
+    "\n",
+    "x'y",
+]
 
 SCRIPTS = {
     "latin": ASCII_LOWER + ASCII_UPPER,
@@ -204,8 +432,7 @@ def _nfd(s: str) -> str:
 def words(scripts: Sequence[str] | None = None, max_size: int = 12) -> st.SearchStrategy[str]:
     """A word from one script (all of :data:`SCRIPTS` unless narrowed), sometimes decomposed."""
     names = list(scripts) if scripts is not None else sorted(SCRIPTS)
-    word = st.sampled_from(names).flatmap(
-        lambda name: st.text(alphabet=SCRIPTS[name], min_size=1, max_size=max_size))
+    word = st.sampled_from(names).flatmap(lambda name: st.text(alphabet=SCRIPTS[name], min_size=1, max_size=max_size))
     return st.one_of(word, word.map(_nfd))
 
 
@@ -213,7 +440,9 @@ def latin_words() -> st.SearchStrategy[str]:
     """ASCII words in every casing: lower, UPPER, Title, camelCase, HTTPServer-like runs."""
     lower = st.text(alphabet=ASCII_LOWER, min_size=1, max_size=8)
     return st.one_of(
-        lower, lower.map(str.upper), lower.map(str.title),
+        lower,
+        lower.map(str.upper),
+        lower.map(str.title),
         st.tuples(lower, lower.map(str.title)).map("".join),
         st.tuples(lower.map(str.upper), lower.map(str.title)).map("".join),
         st.sampled_from(["HTTPServer", "XMLHttpRequest", "iPhone", "McDonald", "DON", "I", "a"]),
@@ -228,8 +457,7 @@ def accented_words() -> st.SearchStrategy[str]:
 
 def combining_sequences() -> st.SearchStrategy[str]:
     """A base (letter, digit, space, symbol, nothing) followed by 1-5 combining marks."""
-    base = st.sampled_from(["a", "e", "Z", "ı", "α", "д", "ש", "क", "ก", "1", " ", "", "中", "😀",
-                            "▁", "-", "'", "\n"])
+    base = st.sampled_from(["a", "e", "Z", "ı", "α", "д", "ש", "क", "ก", "1", " ", "", "中", "😀", "▁", "-", "'", "\n"])
     marks = st.lists(st.sampled_from(COMBINING), min_size=1, max_size=5).map("".join)
     return st.tuples(base, marks).map("".join)
 
@@ -245,15 +473,20 @@ def emoji_sequences() -> st.SearchStrategy[str]:
 def joiners() -> st.SearchStrategy[str]:
     """ZWJ/ZWNJ/ZWSP/word joiner/BOM/soft hyphen/bidi controls, alone or between letters."""
     j = st.sampled_from(JOINERS + VARIATION_SELECTORS)
-    return st.one_of(j, st.tuples(st.sampled_from(["ab", "a", "क", "ب", "1", " "]), j,
-                                  st.sampled_from(["cd", "b", "ष", "ت", "2", " "])).map("".join))
+    return st.one_of(
+        j,
+        st.tuples(
+            st.sampled_from(["ab", "a", "क", "ب", "1", " "]), j, st.sampled_from(["cd", "b", "ष", "ت", "2", " "])
+        ).map("".join),
+    )
 
 
 def contractions() -> st.SearchStrategy[str]:
     """Apostrophes in every context: 's 'S 'ſ 'T 're 'RE 've 'm 'll 'd, '', at start/end, before
     digits/spaces, curly."""
     return st.tuples(
-        st.sampled_from(CONTRACTION_WORDS), st.sampled_from(APOSTROPHES),
+        st.sampled_from(CONTRACTION_WORDS),
+        st.sampled_from(APOSTROPHES),
         st.sampled_from(CONTRACTION_SUFFIXES),
         st.sampled_from(["", "", "", "a", "x", "ve", "ll", " ", "\n", "1", "'", ".", "s"]),
     ).map("".join)
@@ -261,13 +494,13 @@ def contractions() -> st.SearchStrategy[str]:
 
 def numbers() -> st.SearchStrategy[str]:
     """Digit runs (1-14 long) from one script, or mixed across scripts, with separators."""
-    one_script = st.sampled_from(sorted(DIGITS)).flatmap(
-        lambda k: st.text(alphabet=DIGITS[k], min_size=1, max_size=14))
+    one_script = st.sampled_from(sorted(DIGITS)).flatmap(lambda k: st.text(alphabet=DIGITS[k], min_size=1, max_size=14))
     mixed = st.text(alphabet="".join(DIGITS.values()), min_size=1, max_size=8)
-    separated = st.lists(st.text(alphabet="0123456789", min_size=1, max_size=4), min_size=2,
-                         max_size=4).flatmap(
+    separated = st.lists(st.text(alphabet="0123456789", min_size=1, max_size=4), min_size=2, max_size=4).flatmap(
         lambda parts: st.sampled_from([",", ".", " ", "_", "/", ":", "-", "\u202f", "'"]).map(
-            lambda sep: sep.join(parts)))
+            lambda sep: sep.join(parts)
+        )
+    )
     return st.one_of(one_script, one_script, mixed, separated)
 
 
@@ -275,8 +508,9 @@ def whitespace_runs(max_size: int = 12) -> st.SearchStrategy[str]:
     """Whitespace runs: spaces, tabs, CR/LF/CRLF, VT, FF, NBSP, U+2028/9, U+3000, U+1680, ...; sometimes long."""
     short = st.lists(st.sampled_from(WHITESPACE), min_size=1, max_size=max_size).map("".join)
     spaces = st.integers(1, 300).map(lambda n: " " * n)
-    mixed_long = st.tuples(st.integers(0, 40), st.sampled_from(["\n", "\r\n", "\n\n", "\t", "\r"]),
-                           st.integers(0, 40)).map(lambda t: " " * t[0] + t[1] + " " * t[2])
+    mixed_long = st.tuples(
+        st.integers(0, 40), st.sampled_from(["\n", "\r\n", "\n\n", "\t", "\r"]), st.integers(0, 40)
+    ).map(lambda t: " " * t[0] + t[1] + " " * t[2])
     return st.one_of(short, short, spaces, mixed_long)
 
 
@@ -295,7 +529,9 @@ def punctuation_runs() -> st.SearchStrategy[str]:
 def oddities() -> st.SearchStrategy[str]:
     """Controls, private use, unassigned/noncharacters, supplementary and recently-assigned code points."""
     return st.one_of(
-        st.sampled_from(CONTROLS), st.sampled_from(PRIVATE_USE), st.sampled_from(UNASSIGNED),
+        st.sampled_from(CONTROLS),
+        st.sampled_from(PRIVATE_USE),
+        st.sampled_from(UNASSIGNED),
         st.sampled_from(RECENT_UNICODE),
         st.text(alphabet=SUPPLEMENTARY_LETTERS, min_size=1, max_size=4),
         st.characters(min_codepoint=0x10000, max_codepoint=0x10FFFF),
@@ -307,10 +543,25 @@ def fragment() -> st.SearchStrategy[str]:
     """One building block of :func:`text`; whitespace and words are drawn most often."""
     ws = whitespace_runs()
     return st.one_of(
-        ws, ws, st.just(" "), st.just(" "), st.just("\n"),
-        words(), latin_words(), latin_words(), accented_words(), combining_sequences(),
-        emoji_sequences(), joiners(), contractions(), contractions(), numbers(), numbers(),
-        punctuation_runs(), punctuation_runs(), oddities(),
+        ws,
+        ws,
+        st.just(" "),
+        st.just(" "),
+        st.just("\n"),
+        words(),
+        latin_words(),
+        latin_words(),
+        accented_words(),
+        combining_sequences(),
+        emoji_sequences(),
+        joiners(),
+        contractions(),
+        contractions(),
+        numbers(),
+        numbers(),
+        punctuation_runs(),
+        punctuation_runs(),
+        oddities(),
         st.text(max_size=6),  # anything at all (no surrogates)
     )
 
@@ -326,7 +577,7 @@ def text_with(needles: Sequence[str], max_fragments: int = 30) -> st.SearchStrat
     for n in needles:
         pieces += [n, n, n * 2, n * 3]
         if len(n) > 1:
-            pieces += [n[: len(n) // 2], n[len(n) // 2:]]
+            pieces += [n[: len(n) // 2], n[len(n) // 2 :]]
     salt = st.sampled_from(pieces)
     return st.lists(st.one_of(fragment(), salt, salt), max_size=max_fragments).map("".join)
 
@@ -354,8 +605,12 @@ def _rand_block(rng: random.Random) -> str:
     if k == 7:
         return rng.choice(["ab", "a", "1", " ", ""]) + rng.choice(JOINERS) + rng.choice(["cd", "b", "2", ""])
     if k in (8, 9):
-        return (rng.choice(CONTRACTION_WORDS) + rng.choice(APOSTROPHES) + rng.choice(CONTRACTION_SUFFIXES)
-                + rng.choice(["", "", "x", " ", "1"]))
+        return (
+            rng.choice(CONTRACTION_WORDS)
+            + rng.choice(APOSTROPHES)
+            + rng.choice(CONTRACTION_SUFFIXES)
+            + rng.choice(["", "", "x", " ", "1"])
+        )
     if k == 10:
         digits = DIGITS[rng.choice(sorted(DIGITS))]
         return "".join(rng.choice(digits) for _ in range(rng.randint(1, 12)))
@@ -392,8 +647,8 @@ def all_scalars() -> list[str]:
 
 
 class Document(NamedTuple):
-    source: str   # corpus file name
-    start: int    # byte offset of the document in that file
+    source: str  # corpus file name
+    start: int  # byte offset of the document in that file
     text: str
 
     @property
@@ -428,16 +683,16 @@ def _corpus_documents(max_docs: int, seed: int, paths: tuple[str, ...]) -> tuple
         for k in range(count):
             length = int(math.exp(rng.uniform(lo, hi)))
             if k == 0:
-                start = 0                                   # the very start of the file
+                start = 0  # the very start of the file
             elif k == 1:
-                start = max(0, n - length)                  # the very end of the file
+                start = max(0, n - length)  # the very end of the file
             elif k % 4 == 0 and docs and docs[-1].source == name:
                 start = docs[-1].start + len(docs[-1].text.encode())  # right after the last one
             else:
                 start = rng.randrange(n)
             start = _boundary(data, min(start, n))
             end = _boundary(data, min(n, start + length))
-            if end <= start:                               # ran off the end: take the tail
+            if end <= start:  # ran off the end: take the tail
                 start = _boundary(data, max(0, n - length))
                 end = n
             docs.append(Document(name, start, data[start:end].decode("utf-8")))
