@@ -7,6 +7,7 @@ ranges out, 10 kB documents); the oracle through `pre_tokenize_str`, the only en
 has (its time includes building its Python list).  Every timed slice is verified: the
 pieces tagpipe returns must equal the oracle's, document by document.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,13 +40,16 @@ def engines(model: str) -> list[harness.Engine]:
                 return "pieces differ from the oracle"
         return None
 
-    return [harness.Engine("tagpipe", run_ours, verify_ours),
-            harness.Engine("tokenizers", harness.per_call(oracle.pre_tokenize_str))]
+    return [
+        harness.Engine("tagpipe", run_ours, verify_ours),
+        harness.Engine("tokenizers", harness.per_call(oracle.pre_tokenize_str)),
+    ]
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.pretokenize", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.pretokenize", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--models", nargs="*", default=["gpt2", "llama3", "gpt-4o", "all-minilm-l6-v2"])
     ap.add_argument("--corpora", nargs="*", default=harness.CORPORA)
     ap.add_argument("--rounds", type=int, default=5)
@@ -59,8 +63,12 @@ def main(argv=None) -> int:
         parts.append(f"### {model}\n\n" + harness.table(cells, baseline="tokenizers"))
         print(parts[-1] + "\n")
     if not args.no_write:
-        path = harness.write_report("pretokenize", "Pre-tokenization throughput (single thread)",
-                                    harness.command("pretokenize", argv), "\n\n".join(parts))
+        path = harness.write_report(
+            "pretokenize",
+            "Pre-tokenization throughput (single thread)",
+            harness.command("pretokenize", argv),
+            "\n\n".join(parts),
+        )
         print(f"wrote {path}")
     return 0 if ok else 1
 
