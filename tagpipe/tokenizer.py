@@ -90,6 +90,17 @@ class Tokenizer:
         """The tokenizer.json text this tokenizer was built from."""
         return self._json
 
+    @property
+    def options(self) -> dict[str, Any]:
+        """The keyword arguments this tokenizer was built with (cache_bytes, metaspace_runs)."""
+        return dict(self._options)
+
+    @property
+    def special_ids(self) -> tuple[list[int], list[int]]:
+        """The ids the post-processor puts before and after one sequence, when native
+        (both empty for a delegated tokenizer)."""
+        return list(self._special_ids[0]), list(self._special_ids[1])
+
     @functools.cached_property
     def sha256(self) -> str:
         """The sha256 (hex) of `to_str()`'s UTF-8: the name of this tokenizer in manifests,
