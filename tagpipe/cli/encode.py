@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Optional
 
 from tagpipe.cli import corpus, encode_files, tokenfile
-from tagpipe.cli.resources import load_model
+from tagpipe.cli.resources import load_model, model_files
 
 HELP = """Encode corpus files into a token file, streaming in bounded memory, on every core.
 
@@ -120,7 +120,9 @@ def run(args: argparse.Namespace) -> int:
     progress = encode_files.Progress(_total_bytes(args.inputs, args.input_format), show, sys.stderr)
     encode_files.terminate_cleanly()
     try:
-        r = encode_files.encode_files(tok, args.inputs, args.out, opts, progress=progress, model=name)
+        r = encode_files.encode_files(
+            tok, args.inputs, args.out, opts, progress=progress, model=name, model_files=model_files(args.model)
+        )
     except corpus.InputError as err:
         print(f"tagpipe encode: {err}", file=sys.stderr)
         return 2

@@ -8,7 +8,7 @@ import sysconfig
 from importlib import resources
 from pathlib import Path
 
-from tagpipe.hub import from_pretrained
+from tagpipe.hub import CONFIG_FILE, SENTENCEPIECE_FILE, TOKENIZER_FILE, from_pretrained
 from tagpipe.tokenizer import Tokenizer
 
 SENTENCE = "It's 3.5km to 東京, naïve!"
@@ -30,6 +30,17 @@ def load_model(model: str) -> tuple[Tokenizer, str]:
     if path.is_dir():
         path = path / "tokenizer.json"
     return from_pretrained(model), str(path) if path.exists() else f"{model} (Hugging Face Hub)"
+
+
+def model_files(model: str) -> list[str]:
+    """The local files MODEL names (none for "bundled" or a Hub id): what an output must not
+    overwrite."""
+    path = Path(model)
+    if model == "bundled" or not path.exists():
+        return []
+    if path.is_dir():
+        return [str(path / f) for f in (TOKENIZER_FILE, SENTENCEPIECE_FILE, CONFIG_FILE) if (path / f).exists()]
+    return [str(path)]
 
 
 def sample_text() -> str:
