@@ -171,6 +171,8 @@ class Tokenizer:
         return self._oracle
 
     def _delegate(self, text: str, add_special_tokens: bool) -> list[int]:
+        if add_special_tokens and self.plan.special_tokens_error is not None:
+            raise TokenizerJsonError(*self.plan.special_tokens_error)  # (the oracle would panic)
         try:
             return self._oracle_tokenizer().encode(text, add_special_tokens=add_special_tokens).ids
         except TypeError:  # tokenizers' word for a lone surrogate; ours names it
