@@ -48,6 +48,18 @@ def _default_cache_bytes() -> int:
     return n
 
 
+def _check_batch(texts: Sequence[str]) -> None:
+    """ValueError naming the text of a batch (and the index in it) that holds a lone surrogate."""
+    for i, t in enumerate(texts):
+        try:
+            t.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise ValueError(
+                f"text {i} of the batch contains a lone surrogate U+{ord(t[e.start]):04X} at index {e.start}; "
+                "tagpipe needs valid Unicode"
+            ) from None
+
+
 def _unpickle(version: int, json_text: str, options: dict[str, Any]) -> "Tokenizer":
     if version != 1:
         raise ValueError(f"a tagpipe.Tokenizer pickled by a newer tagpipe (format {version})")
@@ -235,6 +247,7 @@ class Tokenizer:
                 raise TypeError(f"encode_batch expects str items, item {i} is {type(t).__name__}")
         threads = self._threads(num_threads)
         if self._native is None:
+            _check_batch(texts)
             return self._post.pad(*self._delegate_all(texts, add_special_tokens))
         cut = self._post.native(add_special_tokens)
         try:
@@ -242,8 +255,7 @@ class Tokenizer:
                 texts, add_special_tokens, threads, *(cut or (-1, False))
             )
         except UnicodeEncodeError:
-            for t in texts:
-                _utf8(t)
+            _check_batch(texts)
             raise
         return self._finish(ids, offsets, delegate, texts.__getitem__, add_special_tokens, cut=cut)
 
