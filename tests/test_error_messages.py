@@ -6,6 +6,10 @@ network, a Sequence nested past serde_json's limit."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -151,3 +155,94 @@ def test_a_lone_surrogate_in_a_batch_names_the_text(gpt2, native):
     for call in (tok.encode_batch, tok.encode_batch_flat, tok.encode_arrow, lambda b: tok.encode_batch(np.array(b))):
         with pytest.raises(ValueError, match=r"text 2 of the batch contains a lone surrogate U\+DC80 at index 4"):
             call(batch)
+
+
+# -- 9: MODEL arguments that are not tokenizers, and the Hub without network --------------------
+
+
+def test_a_text_file_as_model_says_what_model_is(tmp_path, capsys):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("Just some English text.\n", encoding="utf-8")
+    b.write_text("More.\n", encoding="utf-8")
+    assert cli.main(["encode", str(a), str(b), "-o", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert f"MODEL '{a}': not a tokenizer.json (invalid JSON at line 1 column 1" in err, err
+    assert "MODEL is a tokenizer.json, a tokenizer.model, a directory holding one, a Hub id or 'bundled'" in err
+    assert f"tagpipe encode bundled {a} {b} -o" in err  # how to say what was meant
+    assert cli.main(["explain", str(a)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tagpipe explain: MODEL") and "not a tokenizer.json" in err
+    (tmp_path / "manifest.json").write_text('{"format": "bin", "dtype": "<u2"}', encoding="utf-8")
+    assert cli.main(["explain", str(tmp_path / "manifest.json")]) == 2
+    assert "not a tokenizer.json" in capsys.readouterr().err
+    # a broken tokenizer.json is not "not a tokenizer.json": its JSON path is named
+    bad = json.loads(GPT2)
+    bad["model"]["vocab"]["Ġthe"] = -1
+    (tmp_path / "bad.json").write_text(json.dumps(bad), encoding="utf-8")
+    assert cli.main(["explain", str(tmp_path / "bad.json")]) == 2
+    err = capsys.readouterr().err
+    assert "model.vocab['Ġthe']" in err and "not a tokenizer.json" not in err
+
+
+def test_a_random_binary_as_model_is_not_a_sentencepiece_model(tmp_path, capsys):
+    path = tmp_path / "random.model"
+    path.write_bytes(np.random.default_rng(4).integers(0, 256, 3000, dtype=np.uint8).tobytes())
+    with pytest.raises(ValueError, match=f"{path}: not a SentencePiece model file \\("):
+        tagpipe.from_pretrained(path)
+    assert cli.main(["explain", str(path)]) == 2
+    assert f"{path}: not a SentencePiece model file" in capsys.readouterr().err
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "tokenizer.model").write_bytes(b"\xff" * 100)
+    with pytest.raises(ValueError, match="tokenizer.model: not a SentencePiece model file"):
+        tagpipe.from_pretrained(tmp_path / "dir")
+
+
+def test_the_hub_without_network_fails_fast_and_says_what_to_do(tmp_path):
+    """No network (an endpoint that refuses connections, nothing cached): the error comes in
+    seconds, not after huggingface_hub's ~25 s of retries per file, and names HF_HUB_OFFLINE
+    and local_files_only.  A tokenizer that is in the cache still loads."""
+    pytest.importorskip("huggingface_hub")
+    script = (
+        "import time, tagpipe\n"
+        "t = time.time()\n"
+        "try:\n"
+        "    tagpipe.from_pretrained('acme/never-downloaded')\n"
+        "except OSError as e:\n"
+        "    print(round(time.time() - t, 1)); print(e)\n"
+    )
+    env = dict(os.environ, HF_ENDPOINT="http://127.0.0.1:9", HF_HOME=str(tmp_path / "home"))
+    env.pop("HF_HUB_OFFLINE", None)
+    t0 = time.time()
+    r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    seconds, message = r.stdout.split("\n", 1)
+    assert float(seconds) < 10 and time.time() - t0 < 60, (seconds, r.stderr[-2000:])
+    assert "acme/never-downloaded: the Hub cannot be reached" in message
+    assert "HF_HUB_OFFLINE=1" in message and "local_files_only=True" in message
+    assert "Retrying" not in r.stderr  # (huggingface_hub's backoff never started)
+
+
+def test_the_hub_without_network_still_reads_the_cache(tmp_path):
+    """A tokenizer.model cached, no tokenizer.json: the fast path falls back to it."""
+    from support.data import SHARED
+
+    if SHARED is None:
+        pytest.skip("TAGPIPE_TEST_DATA / ../shared not found")
+    import hashlib
+
+    repo = tmp_path / "hub" / "models--acme--llama"
+    data = (SHARED / "tokenizers" / "llama2" / "tokenizer.model").read_bytes()
+    (repo / "blobs").mkdir(parents=True)
+    (repo / "blobs" / hashlib.sha256(data).hexdigest()).write_bytes(data)
+    snap = repo / "snapshots" / ("1" * 40)
+    snap.mkdir(parents=True)
+    (snap / "tokenizer.model").symlink_to(repo / "blobs" / hashlib.sha256(data).hexdigest())
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text("1" * 40)
+    script = "import tagpipe\nprint(tagpipe.from_pretrained('acme/llama').encode('Hello world'))\n"
+    env = dict(os.environ, HF_ENDPOINT="http://127.0.0.1:9", HF_HUB_CACHE=str(tmp_path / "hub"))
+    env.pop("HF_HUB_OFFLINE", None)
+    t0 = time.time()
+    r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == "[1, 15043, 3186]" and time.time() - t0 < 60

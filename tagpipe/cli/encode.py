@@ -112,7 +112,16 @@ def _options(args: argparse.Namespace) -> encode_files.Options:
 def run(args: argparse.Namespace) -> int:
     # one positional: the input, with the bundled tokenizer; more: MODEL first, then inputs
     args.model, args.inputs = ("bundled", args.args) if len(args.args) == 1 else (args.args[0], args.args[1:])
-    tok, name = load_model(args.model)
+    try:
+        tok, name = load_model(args.model)
+    except ValueError as err:
+        if os.path.isfile(args.model) and not args.model.endswith((".json", ".model")):
+            more = " ..." if len(args.inputs) > 1 else ""
+            raise ValueError(
+                f"{err}; to encode {args.model!r} with the bundled GPT-2, name that model first: "
+                f"tagpipe encode bundled {args.model} {args.inputs[0]}{more} -o {args.out}"
+            ) from None
+        raise
     show = sys.stderr.isatty() if args.progress is None else args.progress
     if not tok.native and show:
         print("tagpipe encode: this tokenizer is delegated to tokenizers (slow):\n" + tok.explain(), file=sys.stderr)
