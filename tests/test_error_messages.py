@@ -246,3 +246,31 @@ def test_the_hub_without_network_still_reads_the_cache(tmp_path):
     r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip() == "[1, 15043, 3186]" and time.time() - t0 < 60
+
+
+# -- 10: a Sequence nested past serde_json's recursion limit ------------------------------------
+
+
+def test_deep_nesting_message_is_short():
+    j = json.loads(GPT2)
+    node = json.dumps(j["pre_tokenizer"])
+    for _ in range(10_000):
+        node = '{"type": "Sequence", "pretokenizers": [' + node + "]}"
+    j["pre_tokenizer"] = None
+    text = json.dumps(j).replace('"pre_tokenizer": null', '"pre_tokenizer": ' + node, 1)
+    with pytest.raises(Exception):
+        tokenizers.Tokenizer.from_str(text)  # the oracle refuses it too
+    with pytest.raises(TokenizerJsonError) as info:
+        tagpipe.Tokenizer.from_str(text)
+    message = str(info.value)
+    assert len(message) < 200, message
+    assert message.startswith("pre_tokenizer.pretokenizers[0](.pretokenizers[0])×")
+    assert "nested more than 127 levels deep" in message and "line 1 column" in message
+    repeats = int(message.split("×", 1)[1].split(":", 1)[0])  # the path itself stays whole
+    assert info.value.path == "pre_tokenizer" + ".pretokenizers[0]" * (repeats + 1)
+    # ordinary paths are left as they are
+    assert str(TokenizerJsonError("normalizer.normalizers[0].normalizers[1]", "x")).startswith(
+        "normalizer.normalizers[0].normalizers[1]: x"
+    )
+    four_deep = "pre_tokenizer" + ".pretokenizers[0]" * 4  # short: written out whole
+    assert str(TokenizerJsonError(four_deep, "x")) == f"{four_deep}: x"
