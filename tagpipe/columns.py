@@ -102,6 +102,8 @@ def text_column(texts: Any, nulls: str = "error") -> Any:
     and other pandas input, or `texts` unchanged."""
     if nulls not in NULLS:
         raise ValueError(f"nulls must be one of {NULLS}, got {nulls!r}")
+    if isinstance(texts, ArrowText):  # already a column (the integrations pass one on)
+        return texts
     if _is_arrow(texts):
         return _arrow_text(texts, nulls)
     if isinstance(texts, np.ndarray):

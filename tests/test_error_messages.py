@@ -17,6 +17,7 @@ import tokenizers
 
 import tagpipe
 from tagpipe import cli
+from tagpipe.columns import text_column
 from tagpipe.spec import TokenizerJsonError
 
 GPT2 = cli.bundled_tokenizer_json()
@@ -137,6 +138,7 @@ def test_sequences_of_texts_stay_accepted(gpt2):
         pd.Series(["a b", "c"]),
         pa.array(["a b", "c"]),
         pa.chunked_array([["a b"], ["c"]]),
+        text_column(pa.array(["a b", "c"])),  # (as the Spark integration passes it on)
         Texts(),
     ):
         assert gpt2.encode_batch(batch) == want, type(batch)
