@@ -22,18 +22,27 @@ SLACK = 48 << 20  # bytes: allocator and interpreter noise on top of 4x the orac
 LIMIT = 1 << 30  # bytes of address space tagpipe's process may add to its baseline
 
 CHILD = r"""
-import json, resource, sys
+import json, re, resource, sys
 lib, limit = sys.argv[1], int(sys.argv[2])
 if lib == "tagpipe":
     from tagpipe import Tokenizer
 else:
     from tokenizers import Tokenizer
 text_json, texts = json.loads(sys.stdin.read())
-if limit:
+
+
+def status(key):
     with open("/proc/self/status") as f:
-        vm = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+        return int(re.search(key + r":\s+(\d+) kB", f.read()).group(1)) * 1024
+
+
+if limit:
+    vm = status("VmSize")
     resource.setrlimit(resource.RLIMIT_AS, (vm + limit, vm + limit))
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+# the peak so far, reset: ru_maxrss would start at the parent's (kept across fork and exec)
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")
+base = status("VmHWM")
 try:
     tok = Tokenizer.from_str(text_json)
     ids = [tok.encode(t) for t in texts]
@@ -41,15 +50,14 @@ try:
 except MemoryError as err:
     print(json.dumps({"error": f"MemoryError: {err}"}))
     sys.exit(0)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"ids": ids, "rss": (peak - base) * 1024}))
+print(json.dumps({"ids": ids, "rss": status("VmHWM") - base}))
 """
 
 
 def measure(lib: str, text_json: str, texts: list[str]) -> dict:
     """{"ids": ..., "rss": peak bytes over baseline} or {"error": ...}, from a fresh process."""
-    if not os.path.exists("/proc/self/status"):
-        pytest.skip("needs /proc (Linux)")
+    if not os.path.exists("/proc/self/clear_refs"):
+        pytest.skip("needs /proc/self/clear_refs (Linux >= 4.0) to reset the peak RSS")
     r = subprocess.run(
         [sys.executable, "-c", CHILD, lib, str(LIMIT if lib == "tagpipe" else 0)],
         input=json.dumps([text_json, texts]),
