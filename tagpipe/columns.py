@@ -9,7 +9,10 @@
 * a pandas Series backed by Arrow (pandas' ``str`` / ``string[pyarrow]`` / ``ArrowDtype``)
   goes the same way; any other Series and a numpy object or ``<U`` array become a list of
   str (numpy's C loop; items are checked like a list's).
-* anything else is returned as is (a sequence of str).
+* a list or tuple, or another sequence (``len`` and indexing), is returned as is; what is not
+  a sequence of texts raises TypeError as the oracle's ``encode_batch`` does: a str or bytes
+  (not one text per character), a set (its order is arbitrary), a dict, a DataFrame, a
+  generator or iterator (no length: ``list(...)`` it first).
 
 Nulls (Arrow rows that are null, pandas NA in an Arrow-backed Series): ``nulls="error"``
 (the default) raises ValueError naming the first null row; ``nulls="null"`` keeps them:
@@ -19,6 +22,7 @@ no ids (an empty range in the flat numpy form) and a null row in `encode_arrow`'
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -98,6 +102,8 @@ def text_column(texts: Any, nulls: str = "error") -> Any:
     and other pandas input, or `texts` unchanged."""
     if nulls not in NULLS:
         raise ValueError(f"nulls must be one of {NULLS}, got {nulls!r}")
+    if isinstance(texts, ArrowText):  # already a column (the integrations pass one on)
+        return texts
     if _is_arrow(texts):
         return _arrow_text(texts, nulls)
     if isinstance(texts, np.ndarray):
@@ -116,4 +122,24 @@ def text_column(texts: Any, nulls: str = "error") -> Any:
 
             return _arrow_text(pa.array(texts.array), nulls)
         return text_column(texts.to_numpy(dtype=object), nulls)
+    return _sequence(texts)
+
+
+def _sequence(texts: Any) -> Any:
+    """`texts` if it is a sequence of texts in a defined order, else TypeError (see above)."""
+    if isinstance(texts, (list, tuple)):
+        return texts
+    kind = type(texts).__name__
+    why = None
+    if isinstance(texts, (str, bytes, bytearray, memoryview)):
+        why = "one text, not a batch: use encode(), or pass [text]"
+    elif isinstance(texts, (Set, Mapping)) or kind == "DataFrame":
+        why = "a set has no defined order: pass a list" if isinstance(texts, Set) else "pass one column, or a list"
+    elif not (hasattr(type(texts), "__len__") and hasattr(type(texts), "__getitem__")):
+        why = "not a sequence (no length or indexing): pass list(...)"
+    if why is not None:
+        raise TypeError(
+            f"expected a batch of texts (a list, tuple, numpy array, pandas Series or Arrow string array), "
+            f"got {kind}: {why}"
+        )
     return texts

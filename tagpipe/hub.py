@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from tagpipe.sentencepiece import to_tokenizer_json
+from tagpipe.sentencepiece import SentencePieceError, to_tokenizer_json
 from tagpipe.tokenizer import Tokenizer
 
 TOKENIZER_FILE = "tokenizer.json"
@@ -59,7 +59,11 @@ def _sentencepiece_options(config: Optional[Union[str, Path]]) -> dict[str, bool
 
 def _from_sentencepiece(path: Union[str, Path], config: Optional[Union[str, Path]] = None, **kw: Any) -> Tokenizer:
     options = _sentencepiece_options(config if config is not None else Path(path).parent / CONFIG_FILE)
-    return Tokenizer.from_str(to_tokenizer_json(Path(path).read_bytes(), **options), **kw)
+    try:
+        json_text = to_tokenizer_json(Path(path).read_bytes(), **options)
+    except SentencePieceError as err:
+        raise SentencePieceError(f"{path}: {err}") from None
+    return Tokenizer.from_str(json_text, **kw)
 
 
 def _hub_config(name: str, get: dict) -> Optional[str]:
@@ -69,6 +73,49 @@ def _hub_config(name: str, get: dict) -> Optional[str]:
         return hf_hub_download(name, CONFIG_FILE, **get)
     except Exception:  # noqa: BLE001 - absent (or unreachable): transformers' defaults
         return None
+
+
+def _offline(local_files_only: bool) -> bool:
+    env = os.environ.get("HF_HUB_OFFLINE") or os.environ.get("TRANSFORMERS_OFFLINE") or "0"
+    return local_files_only or env.upper() in ("1", "ON", "YES", "TRUE")
+
+
+def _network_errors() -> tuple:
+    """The exceptions of huggingface_hub's HTTP layer that mean "no answer" (not an HTTP
+    status): what it retries, wherever this version keeps them."""
+    try:
+        from huggingface_hub.utils._http import _DEFAULT_RETRY_ON_EXCEPTIONS
+
+        return tuple(_DEFAULT_RETRY_ON_EXCEPTIONS) + (OSError,)
+    except ImportError:
+        return (OSError,)  # requests' ConnectionError and Timeout are OSErrors
+
+
+def _unreachable(name: str, revision: Optional[str], token: Any, cache_dir: Any) -> Optional[str]:
+    """Why the Hub does not answer (None: it answers, or the tokenizer.json is cached).
+
+    Without network, huggingface_hub retries a file it has not cached with backoff for about
+    25 s before it gives up (about 50 s for a tokenizer.json and then a tokenizer.model).  One
+    request without retries, made only when there is no cached copy to fall back to, tells the
+    network is down at once; then only the cache is read.  When the Hub answers, nothing
+    changes."""
+    import inspect
+
+    import huggingface_hub as hf
+
+    params = inspect.signature(hf.get_hf_file_metadata).parameters
+    once = {"retry_on_errors": False} if "retry_on_errors" in params else {}
+    try:
+        if isinstance(hf.try_to_load_from_cache(name, TOKENIZER_FILE, cache_dir=cache_dir, revision=revision), str):
+            return None
+        hf.get_hf_file_metadata(hf.hf_hub_url(name, TOKENIZER_FILE, revision=revision), token=token, **once)
+    except _errors().HfHubHTTPError:
+        return None  # an answer (404, 401, ...): hf_hub_download says what it means
+    except _network_errors() as err:
+        return f"{type(err).__name__}: {err}"
+    except Exception:  # noqa: BLE001 - anything else is hf_hub_download's to report
+        return None
+    return None
 
 
 def _local(path: Path, **kw: Any) -> Tokenizer:
@@ -101,7 +148,7 @@ def from_pretrained(
     if path.exists():
         return _local(path, **kw)
     name = str(name_or_path)
-    if name.startswith(("/", ".", "~")) or name.endswith(".json") or name.count("/") > 1 or "\\" in name:
+    if name.startswith(("/", ".", "~")) or name.endswith((".json", ".model")) or name.count("/") > 1 or "\\" in name:
         raise HubError(f"{name}: no such file or directory (and not a Hub repo id)")
     try:
         from huggingface_hub import hf_hub_download
@@ -112,8 +159,13 @@ def from_pretrained(
         ) from None
     e = _errors()
     get = dict(revision=revision, token=token, cache_dir=cache_dir, local_files_only=local_files_only)
+    unreachable = None if _offline(local_files_only) else _unreachable(name, revision, token, cache_dir)
+    if unreachable:
+        get["local_files_only"] = True  # (the cache only: a copy there still loads)
     try:
         file = hf_hub_download(name, TOKENIZER_FILE, **get)
+    except e.HFValidationError as err:
+        raise HubError(f"{name}: no such file or directory, and not a Hub repo id ({err})") from None
     except e.GatedRepoError:
         raise HubError(
             f"{name} is a gated repo: accept its terms on the Hub, then pass token= or set "
@@ -129,11 +181,18 @@ def from_pretrained(
             return _from_sentencepiece(model, _hub_config(name, get) or "", **kw)
         except e.LocalEntryNotFoundError:
             pass
-        offline = local_files_only or os.environ.get("HF_HUB_OFFLINE", "0").upper() in ("1", "ON", "YES", "TRUE")
-        why = "offline (HF_HUB_OFFLINE or local_files_only)" if offline else "the Hub cannot be reached"
+        if _offline(local_files_only):
+            why = "offline (HF_HUB_OFFLINE or local_files_only)"
+        else:
+            why = f"the Hub cannot be reached ({unreachable or 'no answer'})"
         raise HubError(
             f"{name}: {why}, and neither its {TOKENIZER_FILE} nor its {SENTENCEPIECE_FILE}"
             f"{'' if revision is None else f' at {revision}'} is in the cache"
+            + (
+                ""
+                if _offline(local_files_only)
+                else "; without network, set HF_HUB_OFFLINE=1 or pass local_files_only=True to read only the cache"
+            )
         ) from None
     except (e.EntryNotFoundError, getattr(e, "RemoteEntryNotFoundError", e.EntryNotFoundError)):
         try:

@@ -122,7 +122,16 @@ def _signed(v: int) -> int:  # an int32 stored as a 64-bit varint
 
 
 def parse(data: bytes) -> Model:
-    """The pieces, trainer spec and normalizer spec of a serialized ModelProto."""
+    """The pieces, trainer spec and normalizer spec of a serialized ModelProto; bytes that are
+    not one raise SentencePieceError("not a SentencePiece model file (...)")."""
+    try:
+        return _parse(data)
+    except (SentencePieceError, UnicodeDecodeError) as err:
+        why = f"a piece is not UTF-8 ({err.reason})" if isinstance(err, UnicodeDecodeError) else str(err)
+        raise SentencePieceError(f"not a SentencePiece model file ({why})") from None
+
+
+def _parse(data: bytes) -> Model:
     pieces: list[Piece] = []
     trainer: dict[str, Any] = {}
     normalizer: dict[str, Any] = {}
@@ -144,7 +153,7 @@ def parse(data: bytes) -> Model:
                     text = isinstance(v, bytes) and names[n] != "precompiled_charsmap"
                     into[names[n]] = v.decode("utf-8", "replace") if text else v
     if not pieces:
-        raise SentencePieceError("no pieces (not a SentencePiece model?)")
+        raise SentencePieceError("no pieces")
     for key in ("unk_id", "bos_id", "eos_id", "pad_id"):
         if key in trainer:
             trainer[key] = _signed(trainer[key])

@@ -48,6 +48,18 @@ def _default_cache_bytes() -> int:
     return n
 
 
+def _check_batch(texts: Sequence[str]) -> None:
+    """ValueError naming the text of a batch (and the index in it) that holds a lone surrogate."""
+    for i, t in enumerate(texts):
+        try:
+            t.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise ValueError(
+                f"text {i} of the batch contains a lone surrogate U+{ord(t[e.start]):04X} at index {e.start}; "
+                "tagpipe needs valid Unicode"
+            ) from None
+
+
 def _unpickle(version: int, json_text: str, options: dict[str, Any]) -> "Tokenizer":
     if version != 1:
         raise ValueError(f"a tagpipe.Tokenizer pickled by a newer tagpipe (format {version})")
@@ -182,6 +194,8 @@ class Tokenizer:
         return self._oracle
 
     def _delegate(self, text: str, add_special_tokens: bool) -> list[int]:
+        if add_special_tokens and self.plan.special_tokens_error is not None:
+            raise TokenizerJsonError(*self.plan.special_tokens_error)  # (the oracle would panic)
         try:
             return self._oracle_tokenizer().encode(text, add_special_tokens=add_special_tokens).ids
         except TypeError:  # tokenizers' word for a lone surrogate; ours names it
@@ -244,6 +258,7 @@ class Tokenizer:
                 raise TypeError(f"encode_batch expects str items, item {i} is {type(t).__name__}")
         threads = self._threads(num_threads)
         if self._native is None:
+            _check_batch(texts)
             return self._post.pad(*self._delegate_all(texts, add_special_tokens))
         cut = self._post.native(add_special_tokens)
         try:
@@ -251,8 +266,7 @@ class Tokenizer:
                 texts, add_special_tokens, threads, *(cut or (-1, False))
             )
         except UnicodeEncodeError:
-            for t in texts:
-                _utf8(t)
+            _check_batch(texts)
             raise
         return self._finish(ids, offsets, delegate, texts.__getitem__, add_special_tokens, cut=cut)
 

@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from tagpipe import spec  # noqa: E402
+from tagpipe.spec._base import short_path  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 REJECTED = "<rejected>"
@@ -158,7 +159,7 @@ def check_same(doc):
             assert got == expected
     if error is not None:
         assert isinstance(error, ValueError)
-        assert str(error) == (f"{error.path}: {error.message}" if error.path else error.message)
+        assert str(error) == (f"{short_path(error.path)}: {error.message}" if error.path else error.message)
     return error
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Optional
 
 from tagpipe.cli import corpus, encode_files, tokenfile
-from tagpipe.cli.resources import load_model
+from tagpipe.cli.resources import load_model, model_files
 
 HELP = """Encode corpus files into a token file, streaming in bounded memory, on every core.
 
@@ -112,7 +112,16 @@ def _options(args: argparse.Namespace) -> encode_files.Options:
 def run(args: argparse.Namespace) -> int:
     # one positional: the input, with the bundled tokenizer; more: MODEL first, then inputs
     args.model, args.inputs = ("bundled", args.args) if len(args.args) == 1 else (args.args[0], args.args[1:])
-    tok, name = load_model(args.model)
+    try:
+        tok, name = load_model(args.model)
+    except ValueError as err:
+        if os.path.isfile(args.model) and not args.model.endswith((".json", ".model")):
+            more = " ..." if len(args.inputs) > 1 else ""
+            raise ValueError(
+                f"{err}; to encode {args.model!r} with the bundled GPT-2, name that model first: "
+                f"tagpipe encode bundled {args.model} {args.inputs[0]}{more} -o {args.out}"
+            ) from None
+        raise
     show = sys.stderr.isatty() if args.progress is None else args.progress
     if not tok.native and show:
         print("tagpipe encode: this tokenizer is delegated to tokenizers (slow):\n" + tok.explain(), file=sys.stderr)
@@ -120,7 +129,9 @@ def run(args: argparse.Namespace) -> int:
     progress = encode_files.Progress(_total_bytes(args.inputs, args.input_format), show, sys.stderr)
     encode_files.terminate_cleanly()
     try:
-        r = encode_files.encode_files(tok, args.inputs, args.out, opts, progress=progress, model=name)
+        r = encode_files.encode_files(
+            tok, args.inputs, args.out, opts, progress=progress, model=name, model_files=model_files(args.model)
+        )
     except corpus.InputError as err:
         print(f"tagpipe encode: {err}", file=sys.stderr)
         return 2

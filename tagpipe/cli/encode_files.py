@@ -144,9 +144,11 @@ def encode_files(
     *,
     progress: Optional[Progress] = None,
     model: str = "",
+    model_files: Sequence[str] = (),
 ) -> Result:
     """Encode `inputs` (paths; "-" is standard input) into the token file `out`
-    (tagpipe.cli.tokenfile).  The output appears only when complete."""
+    (tagpipe.cli.tokenfile).  The output appears only when complete; an output that would
+    replace an input or one of `model_files` is refused (tagpipe.cli.output_guard)."""
     opts = opts or Options()
     for path in inputs:
         if path != "-" and not os.path.isfile(path):
@@ -165,7 +167,8 @@ def encode_files(
         "errors": opts.errors,
         "tagpipe": __version__,
     }
-    writer = tokenfile.Writer(out, opts.fmt, tok.vocab_size, meta)
+    keep = [("the input", p) for p in inputs] + [("the model", p) for p in model_files]
+    writer = tokenfile.Writer(out, opts.fmt, tok.vocab_size, meta, keep)
     stats = corpus.Stats()
     q: "queue.Queue" = queue.Queue(maxsize=2)
     stop = threading.Event()

@@ -8,7 +8,8 @@ import sysconfig
 from importlib import resources
 from pathlib import Path
 
-from tagpipe.hub import from_pretrained
+from tagpipe.hub import CONFIG_FILE, SENTENCEPIECE_FILE, TOKENIZER_FILE, from_pretrained
+from tagpipe.spec import TokenizerJsonError
 from tagpipe.tokenizer import Tokenizer
 
 SENTENCE = "It's 3.5km to 東京, naïve!"
@@ -21,15 +22,43 @@ def bundled_tokenizer_json() -> str:
     return gzip.decompress(data).decode("utf-8")
 
 
+MODEL_IS = "MODEL is a tokenizer.json, a tokenizer.model, a directory holding one, a Hub id or 'bundled'"
+
+
+def _not_a_tokenizer(err: TokenizerJsonError) -> bool:
+    """An error about the document as a whole (not JSON, not an object, not UTF-8, keys no
+    tokenizer.json has, no model): the file is something else, not a broken tokenizer."""
+    top = "." not in err.path and "[" not in err.path
+    return err.path == "" or (top and ("top-level" in err.message or "missing" in err.message))
+
+
 def load_model(model: str) -> tuple[Tokenizer, str]:
-    """A Tokenizer from a tokenizer.json, a directory holding one, "bundled", or a Hub id;
-    and how to name it."""
+    """A Tokenizer from a tokenizer.json, a tokenizer.model, a directory holding either,
+    "bundled", or a Hub id; and how to name it.  A file that is not a tokenizer says so,
+    naming the argument and what MODEL may be."""
     if model == "bundled":
         return Tokenizer.from_str(bundled_tokenizer_json()), "the bundled GPT-2"
     path = Path(model)
     if path.is_dir():
-        path = path / "tokenizer.json"
-    return from_pretrained(model), str(path) if path.exists() else f"{model} (Hugging Face Hub)"
+        path = path / TOKENIZER_FILE
+    try:
+        tok = from_pretrained(model)
+    except TokenizerJsonError as err:
+        if _not_a_tokenizer(err):
+            raise ValueError(f"MODEL {model!r}: not a tokenizer.json ({err}); {MODEL_IS}") from None
+        raise ValueError(f"MODEL {model!r}: {err}") from None
+    return tok, str(path) if path.exists() else f"{model} (Hugging Face Hub)"
+
+
+def model_files(model: str) -> list[str]:
+    """The local files MODEL names (none for "bundled" or a Hub id): what an output must not
+    overwrite."""
+    path = Path(model)
+    if model == "bundled" or not path.exists():
+        return []
+    if path.is_dir():
+        return [str(path / f) for f in (TOKENIZER_FILE, SENTENCEPIECE_FILE, CONFIG_FILE) if (path / f).exists()]
+    return [str(path)]
 
 
 def sample_text() -> str:

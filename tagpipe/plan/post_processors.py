@@ -44,16 +44,22 @@ def special_ids(node: Optional[spec.PostProcessor], path: str, plan: Plan) -> tu
         before: list[int] = []
         after: list[int] = []
         seen = False
-        for piece in node.single:
+        for i, piece in enumerate(node.single):
             if piece.kind == "Sequence":
                 seen = True
             elif piece.id not in node.special_tokens:
+                why = f"the special token {piece.id!r} is not in special_tokens"
                 plan.add(
                     path,
                     "TemplateProcessing",
                     False,
-                    f"the single template's special token {piece.id!r} "
-                    "is not in special_tokens (the oracle panics when it adds special tokens)",
+                    f"single[{i}]: {why} (add_special_tokens=True is an error, the oracle panics there; "
+                    "False is delegated)",
+                )
+                plan.special_tokens_error = (
+                    f"{path}.single[{i}]",
+                    f"{why}: tokenizers cannot add this template's special tokens (it panics); "
+                    "encode with add_special_tokens=False, or add the token to special_tokens",
                 )
                 return [], []
             else:

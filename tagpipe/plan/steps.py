@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Optional
 
 
 @dataclass
@@ -23,6 +24,9 @@ class Plan:
     """The lines of a plan, in pipeline order; native when every line is."""
 
     steps: list[Step] = field(default_factory=list)
+    # (JSON path, why) when the oracle loads the file but panics on every encode that adds the
+    # post-processor's special tokens (a template naming a token missing from special_tokens)
+    special_tokens_error: Optional[tuple[str, str]] = None
 
     @property
     def native(self) -> bool:

@@ -25,13 +25,32 @@ from pydantic import (
     model_validator,
 )
 
+# A step of a JSON path (``.key`` or ``[index]``; a quoted key ends a run), or a group of up to
+# four, repeated 4+ times in a row
+_RUN = re.compile(r"((?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\]){1,4}?)\1{3,}")
+_LONG = 120  # characters: a path up to this long is written out whole
+
+
+def short_path(path: str) -> str:
+    """`path` as is up to _LONG characters; longer, with a step (or a group of up to four)
+    repeated 4+ times in a row written once, then as ``(step)×n``:
+    ``pre_tokenizer.pretokenizers[0](.pretokenizers[0])×123`` for a Sequence nested 124 deep
+    (the path itself stays in ``TokenizerJsonError.path``)."""
+
+    def fold(m: "re.Match[str]") -> str:
+        unit = m.group(1)
+        return f"{unit}({unit})×{len(m.group(0)) // len(unit) - 1}"
+
+    return path if len(path) <= _LONG else _RUN.sub(fold, path)
+
 
 class TokenizerJsonError(ValueError):
     """A section the oracle would refuse to load; ``path`` is e.g. ``normalizer.normalizers[0]``
-    (``""`` for the document itself, e.g. a JSON syntax error before any section)."""
+    (``""`` for the document itself, e.g. a JSON syntax error before any section).  The message
+    names it with long repeats folded (`short_path`)."""
 
     def __init__(self, path: str, message: str):
-        super().__init__(f"{path}: {message}" if path else message)
+        super().__init__(f"{short_path(path)}: {message}" if path else message)
         self.path = path
         self.message = message
 
