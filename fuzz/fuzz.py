@@ -12,11 +12,13 @@ from pathlib import Path
 
 import atheris
 
-# (run as a script: the checkout's root goes at the end of sys.path, for the harness
-# (fuzz.differential) and the tests' delegation rules (tests.support); tagpipe as installed
-# -- or from PYTHONPATH for an in-place build: the checkout's own tagpipe/ has no extension
-# unless it was built there)
-sys.path.append(str(Path(__file__).resolve().parent.parent))
+# (run as a script: its own directory leaves sys.path -- there this file would shadow the
+# fuzz package -- and the checkout's root goes at the end, for the harness (fuzz.differential)
+# and the tests' delegation rules (tests.support); tagpipe as installed -- or from PYTHONPATH
+# for an in-place build: the checkout's own tagpipe/ has no extension unless it was built there)
+HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+sys.path.append(str(HERE.parent))
 with atheris.instrument_imports(include=["fuzz", "tagpipe"]):
     import tagpipe  # noqa: F401 - instrumented: its Python layer's branches guide the fuzzer too
 
