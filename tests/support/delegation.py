@@ -149,6 +149,27 @@ def changes_in_some_context(kind: str, c: str) -> bool:
     return any(norm(x) != x for x in contexts)
 
 
+@functools.lru_cache(maxsize=None)
+def changing_scalars(kind: str) -> frozenset[int]:
+    """Every scalar value but U+0000 that the oracle's NFC / NFKC changes in some context (as
+    :func:`changes_in_some_context`), one code point per probe: the probes of a context go to
+    the oracle at once, joined by U+0000 -- a starter that composes with nothing, so that
+    they cannot interact."""
+    norm = _norm(kind)
+    chars = [chr(c) for c in range(1, 0x110000) if not 0xD800 <= c <= 0xDFFF]
+    changed: set[int] = set()
+    for k in range(len(CONTEXTS) + 1):
+        if k < len(CONTEXTS):
+            p, s = CONTEXTS[k]
+            probes = [(p + c + s, c) for c in chars]
+        else:
+            probes = [(b + c, c) for c in chars for b in _composition_bases().get(c, [])]
+        out = norm("\x00".join(x for x, _ in probes)).split("\x00")
+        assert len(out) == len(probes)
+        changed.update(ord(c) for (x, c), y in zip(probes, out) if x != y)
+    return frozenset(changed)
+
+
 def active_chars(kind: str, text: str) -> list[str]:
     """The distinct characters of ``text`` the oracle's NFC / NFKC changes in some context."""
     return [c for c in sorted(set(text)) if ord(c) >= 0x80 and changes_in_some_context(kind, c)]
