@@ -1,6 +1,8 @@
 """Differential fuzzing of tagpipe against the oracle (tokenizers).
 
     differential  `check(data)`: one fuzz input -> one test case, raising on any difference
+    compare       the comparisons of one input, natively (delegation disabled)
+    inputs        the corpus files' format: each names the tokenizer it runs on
     fuzz.py       the atheris (libFuzzer) driver: python fuzz/fuzz.py [libFuzzer flags] [DIRS]
     run.sh        the bounded-time wrapper CI runs; corpus/ the inputs kept as regressions
 

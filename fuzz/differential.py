@@ -7,27 +7,27 @@
   whitespace runs, contractions, combining marks and the tokenizer's added-token strings
   spliced in, sometimes a lone surrogate.  tagpipe's `encode` (with and without special
   tokens) and `encode_batch_flat` (2 threads) must give the oracle's ids, and raise exactly
-  when the oracle raises.
+  when the oracle raises (fuzz/compare.py);
 * first byte odd -- **bytes mode**: the rest goes as raw bytes (any, not only UTF-8) to the
   byte-level entry points: `tagpipe.classify` (every kernel == the scalar kernel, every
   alphabet), the native pre-tokenizer and the native encoder.  Invalid UTF-8 must not crash
   them; valid UTF-8 must match the oracle (`pre_tokenize_str`, `encode`).
 
-Which tokenizer an input runs on is chosen by its second byte from `TOKENIZERS`; adding a
-tokenizer (e.g. a WordPiece or Unigram one once it is native) is one line there.
+Natively: tagpipe runs under `delegation_disabled`, and a per-call delegation must be one the
+tests' rules justify for that text (tests/support/delegation.py), then compared on its own.
+
+Which tokenizer an input runs on: a corpus file names it (fuzz/inputs.py); a raw input from
+the fuzzer picks it by its second byte from `TOKENIZERS`.  Adding a tokenizer is one line
+there (at the end: the fuzzer's own work directory holds raw inputs).
 """
 
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
-
-import numpy as np
+from fuzz import compare, inputs
 
 # The tokenizers the fuzzer drives (names of <TAGPIPE_TEST_DATA>/tokenizers/<name>/tokenizer.json).
-# Add one line per tokenizer; the order fixes which corpus inputs run on which tokenizer, so
-# append new names at the end.
+# Add one line per tokenizer, at the end (a raw input's second byte indexes this list; the
+# corpus names its tokenizers).
 TOKENIZERS = [
     "gpt2",
     "llama2",
@@ -237,128 +237,15 @@ def make_text(r: Reader, added: list[str]) -> str:
     return "".join(out)[:MAX_CHARS]
 
 
-class Target:
-    """One tokenizer on both sides, loaded once."""
-
-    def __init__(self, name: str, shared: Path):
-        import tokenizers
-
-        import tagpipe
-
-        path = shared / "tokenizers" / name / "tokenizer.json"
-        text = path.read_text(encoding="utf-8")
-        self.name = name
-        self.tok = tagpipe.Tokenizer.from_str(text)
-        self.oracle = tokenizers.Tokenizer.from_str(text)
-        self.added = [t["content"] for t in json.loads(text).get("added_tokens") or []]
-        section = json.loads(text).get("pre_tokenizer")
-        self.pre = None
-        if section is not None:
-            with tagpipe.delegation_disabled():
-                try:
-                    self.pre = tagpipe.PreTokenizer.from_json(section)
-                except tagpipe.DelegationError:
-                    self.pre = None
-        assert self.tok.native, f"{name} is not native:\n{self.tok.explain()}"
-
-
-_TARGETS: dict[str, Target] = {}
-
-
-def shared_dir() -> Path:
-    env = os.environ.get("TAGPIPE_TEST_DATA")
-    return Path(env) if env else Path(__file__).resolve().parent.parent.parent / "shared"
-
-
-def target(index: int) -> Target:
-    name = TOKENIZERS[index % len(TOKENIZERS)]
-    if name not in _TARGETS:
-        _TARGETS[name] = Target(name, shared_dir())
-    return _TARGETS[name]
-
-
-def outcome(fn):
-    """(True, value) or (False, exception class name): an exception is a result too."""
-    try:
-        return True, fn()
-    except Exception as e:  # noqa: BLE001 - compared, not swallowed
-        return False, type(e).__name__
-
-
-def check_text(t: Target, text: str, flags: int) -> None:
-    import numpy as np
-
-    for add in (True, False):
-        ok_o, want = outcome(lambda: t.oracle.encode(text, add_special_tokens=add).ids)
-        ok_t, got = outcome(lambda: t.tok.encode(text, add_special_tokens=add))
-        if ok_o != ok_t or (ok_o and got != want):
-            raise AssertionError(
-                f"{t.name} encode(add_special_tokens={add}) differs on {text!r}:\n  tagpipe {got}\n  oracle  {want}"
-            )
-    # encode_batch_flat on 2 threads: the text, its halves (a cut anywhere) and an empty text
-    cut = (flags * 131) % (len(text) + 1)
-    texts = [text[cut:], text, "", text[:cut]]
-    add = bool(flags & 1)
-    ok_o, want = outcome(lambda: [e.ids for e in t.oracle.encode_batch(texts, add_special_tokens=add)])
-    ok_t, got = outcome(lambda: t.tok.encode_batch_flat(texts, add_special_tokens=add, num_threads=2))
-    if ok_t:
-        ids, offsets = got
-        got = [ids[offsets[i] : offsets[i + 1]].tolist() for i in range(len(texts))]
-        assert ids.dtype == np.uint32 and offsets[-1] == len(ids)
-    if ok_o != ok_t or (ok_o and got != want):
-        raise AssertionError(
-            f"{t.name} encode_batch_flat(add_special_tokens={add}) differs on {texts!r}:\n"
-            f"  tagpipe {got}\n  oracle  {want}"
-        )
-
-
-def check_bytes(t: Target, data: bytes) -> None:
-    import tagpipe
-    from tagpipe import _core
-
-    # classify: every kernel == scalar, every alphabet; any bytes
-    for alphabet in tagpipe.alphabets():
-        ref = _core.classify(data, alphabet, "scalar")
-        for kernel in tagpipe.kernels().available:
-            tags, starts = _core.classify(data, alphabet, kernel)
-            if tags.tobytes() != ref[0].tobytes() or starts.tobytes() != ref[1].tobytes():
-                raise AssertionError(f"classify kernel {kernel} != scalar, alphabet {alphabet}, data {data!r}")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = None
-    # the native pre-tokenizer and encoder take any bytes; valid UTF-8 must match the oracle
-    if t.pre is not None and t.pre.native:
-        t.pre._native.run(data)
-        if text is not None:
-            got = t.pre.pre_tokenize_str(text)
-            want = t.oracle.pre_tokenizer.pre_tokenize_str(text)
-            if got != want:
-                raise AssertionError(
-                    f"{t.name} pre_tokenize_str differs on {text!r}:\n  tagpipe {got}\n  oracle  {want}"
-                )
-    for add in (True, False):
-        ids = t.tok._native.encode(data, add)
-        post = t.tok._post  # (truncation and padding run on the native ids, in tagpipe.plan.post_processors)
-        if text is not None and ids is not None and post.active:
-            offsets = np.array([0, len(ids)], dtype=np.int64)
-            ids = None if post.failing(np.diff(offsets), add)[0] else post.pad(*post.truncate(ids, offsets, add))[0]
-        if text is not None and ids is not None:
-            want = t.oracle.encode(text, add_special_tokens=add).ids
-            if ids.tolist() != want:
-                raise AssertionError(
-                    f"{t.name} native encode of bytes differs on {text!r}:\n  tagpipe {ids.tolist()}\n  oracle  {want}"
-                )
-
-
 def check(data: bytes) -> None:
-    """One fuzz input: raises AssertionError on a difference (see the module docs)."""
-    if len(data) < 2:
+    """One fuzz input (named or raw, fuzz/inputs.py): raises AssertionError on a difference."""
+    name, raw = inputs.split(data, TOKENIZERS)
+    if len(raw) < 2:
         return
-    t = target(data[1])
-    if data[0] % 2 == 0:
-        r = Reader(data[2:])
+    t = compare.target(name if name is not None else TOKENIZERS[raw[1] % len(TOKENIZERS)])
+    if raw[0] % 2 == 0:
+        r = Reader(raw[2:])
         flags = r.byte()
-        check_text(t, make_text(r, t.added), flags)
+        compare.check_text(t, make_text(r, t.added), flags)
     else:
-        check_bytes(t, data[2:])
+        compare.check_bytes(t, raw[2:])

@@ -6,7 +6,8 @@
 #                                (build/fuzz/work); fails on any id difference, exception
 #                                mismatch or crash, leaving the input in build/fuzz/artifacts/
 #   fuzz/run.sh --merge          copy the inputs the runs kept (build/fuzz/work) into
-#                                fuzz/corpus, to commit as regression tests
+#                                fuzz/corpus, each named with the tokenizer it ran on
+#                                (fuzz/inputs.py), to commit as regression tests
 #                                (tests/test_fuzz_regressions.py replays them)
 #
 # Needs atheris (pip install atheris) and the tokenizers under TAGPIPE_TEST_DATA (../shared).
@@ -15,9 +16,9 @@ cd "$(dirname "$0")/.."
 export TAGPIPE_TEST_DATA="${TAGPIPE_TEST_DATA:-$(cd .. && pwd)/shared}"
 mkdir -p build/fuzz/work build/fuzz/artifacts
 if [ "${1:-}" = "--merge" ]; then
-  # libFuzzer names inputs by their SHA-1, so copying cannot duplicate one.  (-merge=1 would
+  # Named by the SHA-1 of the named input, so merging cannot duplicate one.  (-merge=1 would
   # keep only coverage-adding inputs, but it sees no features through atheris here.)
-  cp -n build/fuzz/work/* fuzz/corpus/
+  python -m fuzz.inputs name build/fuzz/work fuzz/corpus
   echo "fuzz/corpus: $(ls fuzz/corpus | wc -l) inputs, $(du -sh fuzz/corpus | cut -f1)"
   exit 0
 fi

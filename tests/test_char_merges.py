@@ -164,7 +164,7 @@ def check_with_the_oracle(name: str, text_json: str, texts: list[str]):
         tok = tagpipe.Tokenizer.from_str(text_json)
     texts = texts + ["".join(texts)]  # (and one word longer than the small path's 16 symbols)
     report = Report(name, tok, oracle, tok)
-    run_and_compare(report, tok, texts, False, native=True, nfc=None, do_shrink=False)
+    run_and_compare(report, tok, texts, False, do_shrink=False)
     report.check()
 
 

@@ -221,3 +221,19 @@ def test_scripts_any_is_transparent():
     assert " " in any_chars
     text = "".join("a" + c + "b中" + c + "文" for c in any_chars)
     assert oracle_cuts(text) == [k for i in range(len(any_chars)) for k in (6 * i + 3, 6 * i + 6)][:-1]
+
+
+def test_nfc_inert_is_unchanged_by_the_oracle():
+    """nfc alphabet: NFC runs natively on a text only when every character is Inert, so an
+    Inert character must be one the oracle's NFC leaves unchanged in every context probed
+    (alone, after the bases it composes with, next to marks it would be reordered with,
+    after Hangul L / LV: support.delegation.changing_scalars), one code point per probe."""
+    from support.delegation import changing_scalars
+
+    tags = scalar_tags_cache("nfc")
+    inert = tagpipe.alphabets()["nfc"].tags.index("Inert")
+    bad = sorted(set(SCALARS[tags == inert].tolist()) & changing_scalars("NFC"))
+    assert not bad, f"nfc: {len(bad)} Inert code points the oracle's NFC changes: " + ", ".join(
+        f"U+{c:04X}" for c in bad[:8]
+    )
+    assert (tags == inert).sum() > 1_000_000  # (not vacuous)

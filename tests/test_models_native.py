@@ -94,8 +94,6 @@ def test_corpus_documents(name, corpus, add_special):
         tagpipe_stripped(name),
         [d.text for d in docs],
         add_special,
-        native=True,
-        nfc=None,
         labels=[d.label for d in docs],
     )
     report.check()
@@ -150,7 +148,7 @@ def _edge_texts(name: str) -> list[str]:
 @pytest.mark.parametrize("name", FAMILIES)
 def test_edge_cases(name, add_special):
     report = report_for(name)
-    run_and_compare(report, tagpipe_stripped(name), _edge_texts(name), add_special, native=True, nfc=None)
+    run_and_compare(report, tagpipe_stripped(name), _edge_texts(name), add_special)
     report.check()
 
 
@@ -175,9 +173,7 @@ def test_hypothesis_text(name, data):
     report = report_for(name)
     for add_special in (True, False):
         want = oracle_stripped(name).encode(text, add_special_tokens=add_special).ids
-        run_and_compare(
-            report, tagpipe_stripped(name), [text], add_special, native=True, nfc=None, do_shrink=False, want=[want]
-        )
+        run_and_compare(report, tagpipe_stripped(name), [text], add_special, do_shrink=False, want=[want])
     report.check()
 
 

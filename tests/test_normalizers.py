@@ -6,7 +6,8 @@ Every native normalizer is compared with ``tokenizers.normalizers.X(...).normali
 
 * every scalar value, in chunks (each chunk once as a run of consecutive code points --
   combining marks pile up, Hangul jamo meet -- and once with each character between 'a' and
-  ' ');
+  ' '); for NFC / NFKC, whose chunks are mostly delegated, every scalar alone too, its
+  "unchanged" table checked against the oracle code point by code point;
 * the corpora, line by line and in ~64 kB blocks, for the fixtures' own normalizers
   (all-minilm-l6-v2, bert-wiki, t5-small, marian-ortx-nmt, rwkv-midi-wordlevel);
 * hypothesis text (tests/support/strategies.py) and hand-picked edge cases;
@@ -35,6 +36,7 @@ from tagpipe.spec import parse_normalizer
 
 from support import strategies as S
 from support.data import CORPORA, SHARED, corpus_ids, needs_shared
+from support.delegation import changing_scalars
 
 FIXTURES = ["all-minilm-l6-v2", "bert-wiki", "t5-small", "marian-ortx-nmt", "rwkv-midi-wordlevel"]
 SCALARS = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
@@ -248,6 +250,32 @@ def test_every_scalar(name):
         for k in range(0, len(SCALARS), CHUNK):
             c.check("\n".join(chr(x) for x in SCALARS[k : k + CHUNK]))
         c.verify("one scalar per line", max_share=0.0)
+
+
+@pytest.mark.parametrize("kind", ["NFC", "NFKC"])
+def test_unchanged_table_per_code_point(kind):
+    """NFC / NFKC run natively only on a text whose every character is in their "unchanged"
+    table (the nfc alphabet's Inert, the absence of kNfkcChanges).  Each scalar alone: one
+    the native step passes (the identity) must be one the oracle leaves unchanged in every
+    context probed (support.delegation.changing_scalars) -- one code point per probe, which
+    test_every_scalar's chunks cannot show: a chunk holding one changing character is
+    delegated whole."""
+    steps, _ = plan_steps({"type": kind})
+    passed, wrong = set(), []
+    for c in SCALARS[1:]:  # (U+0000 joins the oracle's probes)
+        got = _core.normalize(steps, chr(c))
+        if got is not None:
+            passed.add(c)
+            if got != chr(c):
+                wrong.append(c)
+    assert not wrong, f"{kind} natively rewrites a single character: {_names(wrong)}"
+    bad = sorted(passed & changing_scalars(kind))
+    assert not bad, f"{kind}: {len(bad)} characters pass natively but the oracle changes them: {_names(bad)}"
+    assert len(passed) > 1_000_000, f"{kind}: only {len(passed)} scalars pass natively"  # (not vacuous)
+
+
+def _names(cps) -> str:
+    return ", ".join(f"U+{c:04X}" for c in cps[:8]) + (" ..." if len(cps) > 8 else "")
 
 
 @pytest.mark.parametrize("name", list(NODES))

@@ -30,6 +30,7 @@ from hypothesis import HealthCheck, settings
 import tagpipe
 
 from . import strategies as S
+from .delegation import MIN_TEXTS_FOR_SHARE, Allowance
 
 # ---------------------------------------------------------------------------------------
 # Budgets
@@ -179,9 +180,18 @@ class Report:
 
     def __init__(self, name: str, tok, oracle, outside=None):
         self.name, self.tok, self.oracle = name, tok, oracle
-        self.outside = outside if outside is not None else tok  # for calls outside delegation_disabled
+        self._outside = outside
         self.failures: list[str] = []
         self.count = 0
+
+    @property
+    def outside(self):
+        """The instance for calls outside delegation_disabled that may delegate: by default a
+        second one, built on first use, so that an allowed delegation cannot change what
+        happens on ``tok`` (test_delegation_disabled_after_an_allowed_delegation)."""
+        if self._outside is None:
+            self._outside = type(self.tok).from_str(self.tok.to_str(), **self.tok._options)
+        return self._outside
 
     def mismatch(self, text, want, got, add_special, label="", do_shrink=True):
         self.count += 1
@@ -206,11 +216,19 @@ def _per_text(tok, texts, add_special):
     for t in texts:
         try:
             out.append(tok.encode(t, add_special))
-        except tagpipe.DelegationError as e:
-            out.append(e)
         except Exception as e:  # noqa: BLE001 - reported with its text
             out.append(e)
     return out
+
+
+def _batch(report: Report, tok, texts, add_special, what: str) -> Optional[list]:
+    """``tok.encode_batch(texts)``, or None with the failure recorded (never a per-text
+    fallback: a failure of the batch path alone must fail the test)."""
+    try:
+        return tok.encode_batch(texts, add_special)
+    except Exception as e:  # noqa: BLE001 - recorded
+        report.fail(f"{what} of {len(texts)} texts raised {type(e).__name__}: {e}")
+        return None
 
 
 def run_and_compare(
@@ -219,64 +237,98 @@ def run_and_compare(
     texts: Sequence[str],
     add_special: bool,
     *,
-    native: bool,
-    nfc: Optional[Callable[[str], list[str]]],
+    native: bool = True,
+    allowance: Optional[Allowance] = None,
     labels: Optional[Sequence[str]] = None,
     do_shrink: bool = True,
     want: Optional[list] = None,
+    max_share: Optional[float] = None,
 ) -> list[int]:
-    """Encode ``texts`` with tagpipe (under delegation_disabled when ``native``), compare with the
-    oracle, record failures in ``report``.  ``nfc``: None when the tokenizer's normalizer never
-    delegates per call (then no per-call delegation is allowed), else text -> whether a per-call
-    delegation of it is justified (:func:`nfc_inputs`).  Returns the indices delegated per call."""
+    """Encode ``texts`` with tagpipe's ``encode_batch``, compare with the oracle, record failures
+    in ``report``.  ``native`` (the default): under delegation_disabled, where a delegation
+    is a failure -- unless ``allowance`` (support.delegation) names the evidence that this
+    text needs its normalizer's per-call delegation; the batch path then runs again on the
+    texts that stay native, and the delegated ones are compared on their own (encode and
+    encode_batch, outside, on ``report.outside``), with the whole batch spliced.  A batch
+    failure is never replaced by a per-text result.  ``max_share`` overrides the allowance's cap on
+    the share delegated (for texts built to need it).  Returns the indices delegated per call."""
     texts = list(texts)
     if want is None:
         want = oracle_ids(report.oracle, texts, add_special)
     labels = list(labels) if labels is not None else [""] * len(texts)
-    delegated: list[int] = []
     if not native:
+        got = _batch(report, tok, texts, add_special, "encode_batch")
+        if got is None:  # which text: each on its own, as a diagnosis (the failure stands)
+            got = _per_text(tok, texts, add_special)
+        _compare(report, texts, want, got, add_special, labels, do_shrink)
+        return []
+    with tagpipe.delegation_disabled():
         try:
             got = tok.encode_batch(texts, add_special)
-        except Exception:  # noqa: BLE001 - find the text
-            got = _per_text(tok, texts, add_special)
-    else:
-        with tagpipe.delegation_disabled():
-            try:
-                got = tok.encode_batch(texts, add_special)
-            except Exception:  # noqa: BLE001 - DelegationError (NFC per call) or a crash: per text
-                got = _per_text(tok, texts, add_special)
-                delegated = [i for i, g in enumerate(got) if isinstance(g, tagpipe.DelegationError)]
-                keep = [i for i, g in enumerate(got) if isinstance(g, list)]
-                if delegated and keep:  # the batch path too, on the texts that stay native
-                    try:
-                        batch = tok.encode_batch([texts[i] for i in keep], add_special)
-                    except Exception as e:  # noqa: BLE001
-                        report.fail(f"encode_batch of the non-delegated texts raised {type(e).__name__}: {e}")
-                    else:
-                        for i, b in zip(keep, batch):
-                            if b != want[i]:
-                                report.mismatch(
-                                    texts[i], want[i], b, add_special, (labels[i] + " encode_batch").strip(), do_shrink
-                                )
-        for i in delegated:
-            text = texts[i]
-            if nfc is None:
-                report.fail(
-                    f"per-call delegation in a tokenizer without NFC ({got[i]}); text "
-                    f"{labels[i]}: {_short(text, 0, 100)}"
-                )
-            elif not nfc(text):
-                report.fail(
-                    f"delegated a text none of whose characters the normalizer's per-call "
-                    f"delegation may concern (NFC / grapheme clusters): {labels[i]} {_short(text, 0, 100)}"
-                )
-            try:  # the delegated result must still be exact
-                got[i] = report.outside.encode(text, add_special)
-            except Exception as e:  # noqa: BLE001
-                got[i] = e
+            delegated: list[int] = []
+        except tagpipe.DelegationError:
+            single = _per_text(tok, texts, add_special)
+            delegated = [i for i, g in enumerate(single) if isinstance(g, tagpipe.DelegationError)]
+            if not delegated:
+                report.fail(f"encode_batch of {len(texts)} texts delegated, but no text delegates on its own")
+            keep = [i for i in range(len(texts)) if i not in set(delegated)]
+            batch = _batch(report, tok, [texts[i] for i in keep], add_special, "encode_batch of the native texts")
+            got = list(single)
+            for k, i in enumerate(keep):  # both paths, each against the oracle
+                if batch is not None and batch[k] != want[i]:
+                    report.mismatch(texts[i], want[i], batch[k], add_special, f"{labels[i]} encode_batch", do_shrink)
+        except Exception as e:  # noqa: BLE001 - a batch failure is a failure
+            report.fail(f"encode_batch of {len(texts)} texts raised {type(e).__name__}: {e}")
+            got = _per_text(tok, texts, add_special)  # (diagnosis: which text, if any)
+            delegated = []
+    if delegated:
+        _check_delegated(report, texts, delegated, allowance, labels, max_share)
+        for i in delegated:  # the delegated result must still be exact, one by one ...
+            got[i] = _per_text(report.outside, [texts[i]], add_special)[0]
+        spliced = _batch(report, report.outside, texts, add_special, "encode_batch with delegation allowed")
+        if spliced is not None:  # ... and spliced into a batch
+            for i, (w, g) in enumerate(zip(want, spliced)):
+                if g != w:
+                    report.mismatch(texts[i], w, g, add_special, f"{labels[i]} spliced encode_batch", do_shrink)
+    _compare(report, texts, want, got, add_special, labels, do_shrink)
+    return delegated
+
+
+def _check_delegated(report: Report, texts, delegated, allowance, labels, max_share) -> None:
+    """Every delegated text needs it (the allowance's evidence), and no rule justified more
+    than its share of the batch (``max_share`` overrides every rule's cap)."""
+    per_kind: dict[str, int] = {}
+    for i in delegated:
+        found = allowance.kind(texts[i]) if allowance is not None else None
+        if found is None:
+            rule = "no per-call delegation is allowed here" if allowance is None else "no evidence that it needs it"
+            report.fail(f"delegated a text per call, {rule}: {labels[i]} {_short(texts[i], 0, 100)}")
+        else:
+            per_kind[found[0]] = per_kind.get(found[0], 0) + 1
+    if len(texts) < MIN_TEXTS_FOR_SHARE:
+        return
+    for kind, n in sorted(per_kind.items()):
+        cap = max_share if max_share is not None else allowance.max_share[kind]
+        if n > cap * len(texts):
+            report.fail(f"{n} of {len(texts)} texts delegated per call by {kind} (at most {cap:.0%})")
+
+
+def _compare(report: Report, texts, want, got, add_special, labels, do_shrink) -> None:
     for i, (w, g) in enumerate(zip(want, got)):
         if g != w:
             report.mismatch(texts[i], w, g, add_special, labels[i], do_shrink)
+
+
+def assert_native_parity(
+    tok, oracle, texts: Sequence[str], add_special: bool = True, *, allowance=None, outside=None, name: str = ""
+) -> list[int]:
+    """The parity check new tests use: ``tok`` must give ``oracle``'s ids on every text through
+    encode_batch under delegation_disabled -- native or fail, except the per-call delegations
+    ``allowance`` justifies text by text (then compared on ``outside``, by default a second
+    instance).  Fails the test with a description of the first differences."""
+    report = Report(name or "tagpipe", tok, oracle, outside)
+    delegated = run_and_compare(report, tok, texts, add_special, allowance=allowance)
+    report.check()
     return delegated
 
 
