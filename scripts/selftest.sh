@@ -13,7 +13,7 @@ target="${1:-native}"
 [ $# -gt 0 ] && shift
 out="build/selftest-$target"
 mkdir -p "$out"
-srcs=(cpp/kernels/classify/*.cpp cpp/kernels/boundaries/*.cpp cpp/kernels/window/*.cpp cpp/kernels/replace/*.cpp cpp/kernels/marks/*.cpp cpp/kernels/find/*.cpp cpp/kernels/transcode/*.cpp cpp/dispatch/*.cpp cpp/pretokenize/fsm/*.cpp cpp/pretokenize/*.cpp cpp/normalize/*.cpp cpp/added/*.cpp cpp/model/*.cpp cpp/encode/*.cpp cpp/selftest/selftest.cpp)
+srcs=(cpp/kernels/classify/*.cpp cpp/kernels/boundaries/*.cpp cpp/kernels/window/*.cpp cpp/kernels/replace/*.cpp cpp/kernels/marks/*.cpp cpp/kernels/find/*.cpp cpp/kernels/transcode/*.cpp cpp/kernels/scan/*.cpp cpp/dispatch/*.cpp cpp/pretokenize/fsm/*.cpp cpp/pretokenize/*.cpp cpp/normalize/*.cpp cpp/added/*.cpp cpp/model/*.cpp cpp/encode/*.cpp cpp/selftest/selftest.cpp)
 flags=(-std=c++17 -O2 -Wall -Wextra -Wno-psabi -Icpp -Itables/generated)
 case "$target" in
   native)

@@ -23,16 +23,16 @@ std::string names(const std::vector<const Kernel*>& ks) {
 
 const std::vector<Kernel>& compiled() {
   static const std::vector<Kernel> ks = {
-      {"scalar", always, scalar::classify, scalar::boundaries, scalar::window, scalar::replace_byte, scalar::marks, scalar::find_bytes, scalar::transcode},
+      {"scalar", always, scalar::classify, scalar::boundaries, scalar::window, scalar::replace_byte, scalar::marks, scalar::find_bytes, scalar::transcode, scalar::scan, scalar::cut_pieces},
 #if TAGPIPE_X86_64
-      {"sse42", [] { return cpu::features().sse42; }, sse42::classify, sse42::boundaries, sse42::window, sse42::replace_byte, sse42::marks, sse42::find_bytes, sse42::transcode},
+      {"sse42", [] { return cpu::features().sse42; }, sse42::classify, sse42::boundaries, sse42::window, sse42::replace_byte, sse42::marks, sse42::find_bytes, sse42::transcode, sse42::scan, sse42::cut_pieces},
       {"avx2", [] { return cpu::features().avx2; }, avx2::classify, avx2::boundaries, avx2::window,
-       sse42::replace_byte, avx2::marks, avx2::find_bytes, sse42::transcode},
+       sse42::replace_byte, avx2::marks, avx2::find_bytes, sse42::transcode, avx2::scan, avx2::cut_pieces},
       {"avx512", [] { return cpu::features().avx512; }, avx512::classify, avx512::boundaries, avx512::window,
-       sse42::replace_byte, avx512::marks, avx512::find_bytes, sse42::transcode},
+       sse42::replace_byte, avx512::marks, avx512::find_bytes, sse42::transcode, avx512::scan, avx512::cut_pieces},
 #endif
 #if TAGPIPE_AARCH64
-      {"neon", [] { return cpu::features().neon; }, neon::classify, neon::boundaries, neon::window, neon::replace_byte, neon::marks, neon::find_bytes, neon::transcode},
+      {"neon", [] { return cpu::features().neon; }, neon::classify, neon::boundaries, neon::window, neon::replace_byte, neon::marks, neon::find_bytes, neon::transcode, neon::scan, neon::cut_pieces},
 #endif
   };
   return ks;

@@ -1,5 +1,5 @@
 // The kernel registry: every SIMD kernel (classify, boundaries, window, replace, marks, find,
-// transcode) this build has, which of them this CPU can run, and the active one (chosen
+// transcode, scan) this build has, which of them this CPU can run, and the active one (chosen
 // once from CPU features, or forced by name).
 #pragma once
 #include <string>
@@ -11,6 +11,7 @@
 #include "kernels/find/find.h"
 #include "kernels/marks/marks.h"
 #include "kernels/replace/replace.h"
+#include "kernels/scan/scan.h"
 #include "kernels/transcode/transcode.h"
 #include "kernels/window/window.h"
 
@@ -26,6 +27,8 @@ struct Kernel {
   MarksFn marks;
   FindBytesFn find_bytes;
   TranscodeFn transcode;
+  ScanFn scan;
+  CutPiecesFn cut_pieces;
 };
 
 // Kernels compiled into this build, best last.

@@ -129,12 +129,13 @@ class PatternStage final : public Stage {
  public:
   PatternStage(const fsm::Pattern* p, Behavior b, bool invert) : p_(p), behavior_(b), invert_(invert) {}
   void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
-    const uint8_t* tags = scratch.tags(text, p_->alphabet);
+    uint8_t* const room = p_->fills_tags && !text.byte_mapped ? scratch.tag_room(text, p_->alphabet) : nullptr;
+    const uint8_t* tags = room ? room : scratch.tags(text, p_->alphabet);
     std::vector<Piece>& out = scratch.pieces_out;
     out.clear();
     Fold fold(behavior_, invert_, out);
     with_starts(text, tags, pieces, p_->start_lo, p_->start_hi, fold, [&](const Piece& piece) {
-      p_->run(fsm::Cursor{tags, text.bytes, piece.end, text.byte_mapped}, piece.begin, fold);
+      p_->run(fsm::Cursor{tags, text.bytes, piece.end, text.byte_mapped, room}, piece.begin, fold);
       fold.finish();
     });
     pieces.swap(out);
@@ -642,6 +643,13 @@ const uint8_t* Scratch::tags(const Text& text, AlphabetId id) {
   return b.data() + kPad;
 }
 
+uint8_t* Scratch::tag_room(const Text& text, AlphabetId id) {
+  if ((valid_ >> int(id)) & 1) return nullptr;
+  std::vector<uint8_t>& b = buf_[int(id)];
+  b.resize(text.size + 2 * kPad);
+  return b.data() + kPad;
+}
+
 std::unique_ptr<Stage> make_stage(const StageSpec& s) {
   using K = StageSpec::Kind;
   switch (s.kind) {
@@ -718,7 +726,10 @@ void PreTokenizer::apply_stages(const Text& input, uint32_t origin_base, PreToke
     // Every stage of the oracle's goes through PreTokenizedString::split, which drops
     // empty pieces -- also the ones that do not cut (ByteLevel without its regex, ...).
     auto& v = out.pieces;
-    v.erase(std::remove_if(v.begin(), v.end(), [](const Piece& p) { return p.begin == p.end; }), v.end());
+    uint32_t any = 0;  // (first a pass with no branch on the pieces, which the compiler vectorises)
+    const Piece* p = v.data();
+    for (size_t k = 0; k < v.size(); k++) any |= uint32_t(p[k].begin == p[k].end);
+    if (any) v.erase(std::remove_if(v.begin(), v.end(), [](const Piece& p) { return p.begin == p.end; }), v.end());
   }
 }
 

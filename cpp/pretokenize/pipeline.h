@@ -50,6 +50,9 @@ class Scratch {
  public:
   // Tags of `text` in alphabet `id` (computed on first use after reset()).
   const uint8_t* tags(const Text& text, AlphabetId id);
+  // Room for those tags, not computed, for a pattern that writes the ones it reads
+  // (fsm::Pattern::fills_tags); nullptr when tags() has them already.
+  uint8_t* tag_room(const Text& text, AlphabetId id);
   void reset() { valid_ = 0; }
   // The call's input: what a text that was never rewritten indexes.
   const uint8_t* input = nullptr;

@@ -18,6 +18,11 @@
 #include <string>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
 #include "kernels/boundaries/boundaries.h"
 #include "kernels/classify/classify.h"
 #include "dispatch/kernels.h"
@@ -29,6 +34,7 @@
 #include "model/word_cache.h"
 #include "pretokenize/fold.h"
 #include "kernels/replace/replace.h"
+#include "kernels/scan/scan.h"
 #include "kernels/transcode/transcode.h"
 #include "kernels/window/window.h"
 
@@ -432,6 +438,202 @@ void check_patterns(const kernels::Kernel& k, bool quick) {
   }
 }
 
+// -- the scan kernel and the block machines that read it (pretokenize/fsm/scan_blocks.h) ---
+
+// Texts for the scan checks: corpora-like (ASCII_text, random_text, fragment_text), bytes
+// drawn from the UTF-8 edge bytes (ill-formed sequences of every kind), and any bytes.
+std::vector<uint8_t> scan_text(std::mt19937_64& rng, size_t n) {
+  std::vector<uint8_t> v;
+  switch (rng() % 6) {
+    case 0: v = ascii_text(rng, n); break;
+    case 1: v = random_text(rng, n / 2 + 1); break;
+    case 2: v = fragment_text(rng, n / 2 + 1); break;
+    case 3:
+      for (size_t i = 0; i < n; i++) v.push_back(rng() % 3 ? uint8_t("ab .\n'"[rng() % 6]) : kEdges[rng() % kNumEdges]);
+      break;
+    case 4:
+      for (size_t i = 0; i < n; i++) v.push_back(uint8_t(rng()));
+      break;
+    default:
+      while (v.size() < n) append_utf8(v, rng() % 2 ? uint32_t(rng() % 0x80) : uint32_t(0x80 + rng() % 0x2FF80));
+  }
+  v.resize(std::min(v.size(), n));  // (may cut a sequence: ill-formed, as it should be)
+  return v;
+}
+
+// The masks of every block of `text` from `scan`, `per_call` blocks at a time where the
+// reads are in the text (as the driver calls it), the last ones from a zero-padded copy.
+std::vector<ScanMasks> scan_blocks_of(ScanFn scan, const std::vector<uint8_t>& text, uint32_t per_call,
+                                      std::vector<uint32_t>* carries = nullptr) {
+  const uint32_t n = uint32_t(text.size());
+  std::vector<uint8_t> buf(text);
+  buf.resize(n + 64 + kScanReads, 0xEE);  // (garbage past the end: never counted)
+  std::vector<ScanMasks> out((n + 63) / 64);
+  uint32_t carry = 0;
+  for (uint32_t q = 0; q < n;) {
+    uint32_t blocks = std::min<uint32_t>(per_call, (n - q + 63) / 64);
+    if (n - q < kScanReads) blocks = 1;
+    carry = scan(buf.data() + q, n - q, carry, blocks, &out[q / 64]);
+    q += 64 * blocks;
+    if (carries) carries->push_back(carry);
+  }
+  return out;
+}
+
+bool same_masks(const ScanMasks& a, const ScanMasks& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// scalar::scan against scalar::classify (its definition): the starts and each start's tag.
+void check_scan_spec(bool quick) {
+  const kernels::Kernel& k = *kernels::find("scalar");
+  Check c{k, alphabet(AlphabetId::regex), "scan spec vs classify"};
+  std::mt19937_64 rng(41);
+  for (int rep = 0; rep < (quick ? 2000 : 20000); rep++) {
+    const std::vector<uint8_t> text = scan_text(rng, rng() % 300);
+    const uint32_t n = uint32_t(text.size());
+    std::vector<uint8_t> tags(n + 1);
+    std::vector<uint64_t> starts(start_words(n) + 1);
+    scalar::classify(text.data(), n, alphabet(AlphabetId::regex), tags.data(), starts.data());
+    const std::vector<ScanMasks> got = scan_blocks_of(scalar::scan, text, 1 + uint32_t(rng() % 4));
+    c.cases++;
+    for (uint32_t i = 0; i < n && c.ok; i++) {
+      const ScanMasks& m = got[i / 64];
+      const uint64_t bit = uint64_t(1) << (i % 64);
+      bool ok = ((m.start & bit) != 0) == (tags[i] != 0) && ((starts[i / 64] >> (i % 64)) & 1) == ((m.start & bit) != 0);
+      for (int t = 0; t < kScanTags; t++) ok &= ((m.tag[t] & bit) != 0) == (t == tags[i] && t != 0);
+      if (!ok) c.ok = false, c.why = "byte " + std::to_string(i) + " of a " + std::to_string(n) + "-byte text";
+    }
+  }
+}
+
+// Kernel k's scan and cut_pieces against scalar: every length 0..260, sequences across
+// block ends, every block count per call, random cut masks.
+void check_scan_kernel(const kernels::Kernel& k, bool quick) {
+  {
+    Check c{k, alphabet(AlphabetId::regex), "scan (tag masks)"};
+    std::mt19937_64 rng(43);
+    auto compare = [&](const std::vector<uint8_t>& text, uint32_t per_call) {
+      std::vector<uint32_t> c0, c1;
+      const std::vector<ScanMasks> want = scan_blocks_of(scalar::scan, text, per_call, &c0);
+      const std::vector<ScanMasks> got = scan_blocks_of(k.scan, text, per_call, &c1);
+      c.cases++;
+      for (size_t b = 0; b < want.size() && c.ok; b++)
+        if (!same_masks(want[b], got[b])) c.ok = false, c.why = "block " + std::to_string(b) + " of " + std::to_string(text.size()) + " bytes";
+      if (c.ok && c0 != c1) c.ok = false, c.why = "carries differ on " + std::to_string(text.size()) + " bytes";
+    };
+    for (int rep = 0; rep < (quick ? 2 : 10); rep++)
+      for (size_t n = 0; n <= 260; n++) compare(scan_text(rng, n), 1 + uint32_t(rng() % 5));
+    for (int rep = 0; rep < (quick ? 300 : 3000); rep++) compare(scan_text(rng, rng() % 3000), 1 + uint32_t(rng() % 20));
+    std::vector<uint8_t> buf(200, 'x');  // edge-byte triples across the first block's end
+    for (int pos = 59; pos <= 66; pos++)
+      for (int i0 = 0; i0 < kNumEdges; i0++)
+        for (int i1 = 0; i1 < kNumEdges; i1++)
+          for (int i2 = 0; i2 < kNumEdges; i2 += quick ? 3 : 1) {
+            std::fill(buf.begin(), buf.end(), 'x');
+            buf[pos] = kEdges[i0], buf[pos + 1] = kEdges[i1], buf[pos + 2] = kEdges[i2], buf[pos + 3] = 0x80;
+            compare(buf, 2);
+            compare(std::vector<uint8_t>(buf.begin(), buf.begin() + pos + 2), 1);  // cut inside
+          }
+  }
+  {
+    Check c{k, alphabet(AlphabetId::regex), "cut_pieces"};
+    std::mt19937_64 rng(47);
+    std::vector<uint32_t> want(2 * (64 * 20 + 9)), got(want.size());
+    for (int rep = 0; rep < (quick ? 3000 : 30000); rep++) {
+      const uint32_t blocks = 1 + uint32_t(rng() % 20), q0 = uint32_t(rng() % 100000), from = q0 - uint32_t(rng() % 50);
+      std::vector<uint64_t> cuts(blocks);
+      for (uint64_t& m : cuts) {
+        const int density = int(rng() % 5);
+        m = density == 0 ? 0 : density == 4 ? ~uint64_t(0) : rng();
+        for (int d = 1; d < density; d++) m &= rng();
+      }
+      const uint32_t n0 = scalar::cut_pieces(cuts.data(), blocks, q0, from, want.data());
+      const uint32_t n1 = k.cut_pieces(cuts.data(), blocks, q0, from, got.data());
+      c.cases++;
+      if (c.ok && (n0 != n1 || !std::equal(want.begin(), want.begin() + 2 * n0, got.begin())))
+        c.ok = false, c.why = "pieces differ (" + std::to_string(blocks) + " blocks)";
+    }
+  }
+}
+
+// The text at the end of a readable page with nothing mapped after it (where that can be
+// arranged), so that a read past a piece's end would fault; else an ordinary copy.
+struct PageEnd {
+  uint8_t* base = nullptr;
+  size_t size = 0;
+  std::vector<uint8_t> copy;
+  uint8_t* data = nullptr;
+  explicit PageEnd(const std::vector<uint8_t>& text) {
+#if defined(__linux__)
+    const size_t page = size_t(sysconf(_SC_PAGESIZE)), pages = (text.size() + page - 1) / page + 1;
+    void* p = mmap(nullptr, (pages + 1) * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p != MAP_FAILED) {
+      base = static_cast<uint8_t*>(p), size = (pages + 1) * page;
+      mprotect(base + pages * page, page, PROT_NONE);
+      data = base + pages * page - text.size();
+      if (!text.empty()) std::memcpy(data, text.data(), text.size());
+      return;
+    }
+#endif
+    copy = text;
+    data = copy.data();
+  }
+  ~PageEnd() {
+#if defined(__linux__)
+    if (base) munmap(base, size);
+#endif
+  }
+};
+
+// On kernel k, every family that fills its tags (Pattern::fills_tags) against its scalar
+// state machine: with the tags all written and with room (poisoned with tags that are
+// wrong: a read of a tag it did not write shows), on whole texts and on pieces of them,
+// plain and not, at the end of a page.
+void check_scan_patterns(const kernels::Kernel& k, bool quick) {
+  kernels::set_active(k.name);
+  const pretok::Behavior behaviors[] = {pretok::Behavior::Isolated, pretok::Behavior::Removed,
+                                        pretok::Behavior::MergedWithPrevious, pretok::Behavior::Contiguous};
+  for (const char* name : {"gpt2", "cl100k", "cl100k_digit_runs", "qwen2", "o200k"}) {
+    const fsm::Pattern* p = fsm::find_pattern(name);
+    Check c{k, alphabet(p->alphabet), std::string("scan pattern ") + name};
+    if (!p->fills_tags) c.ok = false, c.why = "does not fill its tags";
+    std::mt19937_64 rng(53);
+    for (int rep = 0; rep < (quick ? 1500 : 15000) && c.ok; rep++) {
+      const size_t n = rep < 261 ? size_t(rep) : rep % 7 == 0 ? rng() % 4000 : rng() % 400;
+      const std::vector<uint8_t> text = scan_text(rng, n);
+      const std::vector<uint8_t> tags = padded_tags(text, alphabet(p->alphabet));
+      const PageEnd at_end(text);
+      // a piece [b, e) of it, both at character starts (or the whole text)
+      uint32_t b = 0, e = uint32_t(text.size());
+      if (rng() % 3 == 0 && e > 0) {
+        b = uint32_t(rng() % e), e = b + uint32_t(rng() % (e - b + 1));
+        while (b > 0 && tags[64 + b] == 0) b--;
+        while (e < text.size() && tags[64 + e] == 0) e++;
+      }
+      if (b == e) continue;
+      std::vector<uint8_t> room(text.size() + 160);
+      for (uint8_t& t : room) t = uint8_t(1 + rng() % (kScanTags - 1));
+      const pretok::Behavior behavior = rng() % 2 ? pretok::Behavior::Isolated : behaviors[rng() % 4];
+      const bool invert = behavior != pretok::Behavior::Isolated && rng() % 2;
+      std::vector<pretok::Piece> want, full, lazy;
+      pretok::Fold f0(behavior, invert, want), f1(behavior, invert, full), f2(behavior, invert, lazy);
+      p->run_scalar(fsm::Cursor{tags.data() + 64, text.data(), e, false}, b, f0);
+      p->run(fsm::Cursor{tags.data() + 64, at_end.data, e, false}, b, f1);
+      p->run(fsm::Cursor{room.data() + 80, at_end.data, e, false, room.data() + 80}, b, f2);
+      f0.finish(), f1.finish(), f2.finish();
+      c.cases++;
+      auto same = [&](const std::vector<pretok::Piece>& got) {
+        if (got.size() != want.size()) return false;
+        for (size_t i = 0; i < got.size(); i++)
+          if (got[i].begin != want[i].begin || got[i].end != want[i].end) return false;
+        return true;
+      };
+      if (!same(full) || !same(lazy))
+        c.ok = false, c.why = std::string(same(full) ? "with room" : "with tags") + ": differs on [" + std::to_string(b) +
+                              ", " + std::to_string(e) + ") of a " + std::to_string(text.size()) + "-byte text";
+    }
+  }
+}
+
 // -- the BPE merge table (model/merge_table.h) against a map, in each of its slot forms ---
 
 void check_merge_table(bool quick) {
@@ -710,9 +912,12 @@ int main(int argc, char** argv) {
       check_replace_kernel(*k, quick);
       check_marks_kernel(*k, quick);
       check_find_kernel(*k, quick);
+      check_scan_kernel(*k, quick);
     }
     check_patterns(*k, quick);  // the block machines read the active kernel's window
+    check_scan_patterns(*k, quick);
   }
+  check_scan_spec(quick);
   check_merge_table(quick);
   check_word_cache(quick);
   check_bridge_cuts(quick);

@@ -6,6 +6,7 @@
 #include "alphabet_regex.h"
 #include "pretokenize/fsm/blocks.h"
 #include "pretokenize/fsm/patterns.h"
+#include "pretokenize/fsm/scan_blocks.h"
 
 namespace tagpipe::fsm {
 namespace {
@@ -111,11 +112,11 @@ void run_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
 
 }  // namespace
 
-void cl100k(const Cursor& c, uint32_t begin, pretok::Fold& fold) { run_blocks<Rules<3>>(c, begin, fold); }
+void cl100k(const Cursor& c, uint32_t begin, pretok::Fold& fold) { run_scan<Rules<3>>(c, begin, fold); }
 void cl100k_digit_runs(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
-  run_blocks<Rules<UINT32_MAX>>(c, begin, fold);
+  run_scan<Rules<UINT32_MAX>>(c, begin, fold);
 }
-void qwen2(const Cursor& c, uint32_t begin, pretok::Fold& fold) { run_blocks<Rules<1>>(c, begin, fold); }
+void qwen2(const Cursor& c, uint32_t begin, pretok::Fold& fold) { run_scan<Rules<1>>(c, begin, fold); }
 void cl100k_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold) { run_scalar<3>(c, begin, fold); }
 void cl100k_digit_runs_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
   run_scalar<UINT32_MAX>(c, begin, fold);

@@ -19,6 +19,9 @@ struct Cursor {
   const uint8_t* bytes;
   uint32_t end;       // the piece's end: the end of the input for the pattern
   bool byte_mapped;   // every byte is one (ByteLevel) character: non-ASCII literals never match
+  // Set when the text was not classified: `tags` is this buffer, unwritten, and a pattern
+  // that takes it (Pattern::fills_tags) writes the tags it reads (scan_blocks.h).
+  uint8_t* room = nullptr;
 
   // Tag of the character at i (a character start), or -1 at the end.
   int tag(uint32_t i) const { return i < end ? tags[i] : -1; }

@@ -4,6 +4,7 @@
 #include "alphabet_regex.h"
 #include "pretokenize/fsm/blocks.h"
 #include "pretokenize/fsm/patterns.h"
+#include "pretokenize/fsm/scan_blocks.h"
 
 namespace tagpipe::fsm {
 namespace {
@@ -66,6 +67,6 @@ void gpt2_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
   }
 }
 
-void gpt2(const Cursor& c, uint32_t begin, pretok::Fold& fold) { run_blocks<Rules>(c, begin, fold); }
+void gpt2(const Cursor& c, uint32_t begin, pretok::Fold& fold) { run_scan<Rules>(c, begin, fold); }
 
 }  // namespace tagpipe::fsm

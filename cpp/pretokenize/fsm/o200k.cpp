@@ -7,6 +7,7 @@
 #include "alphabet_regex.h"
 #include "pretokenize/fsm/blocks.h"
 #include "pretokenize/fsm/patterns.h"
+#include "pretokenize/fsm/scan_blocks.h"
 
 namespace tagpipe::fsm {
 namespace {
@@ -167,6 +168,6 @@ void o200k_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
   }
 }
 
-void o200k(const Cursor& c, uint32_t begin, pretok::Fold& fold) { run_blocks<Rules>(c, begin, fold); }
+void o200k(const Cursor& c, uint32_t begin, pretok::Fold& fold) { run_scan<Rules>(c, begin, fold); }
 
 }  // namespace tagpipe::fsm

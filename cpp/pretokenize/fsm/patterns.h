@@ -23,6 +23,8 @@ struct Pattern {
   // Matches start only at characters tagged start_lo..start_hi (0: anywhere): a piece with
   // none is one gap, and the stage passes it on without running the pattern.
   uint8_t start_lo = 0, start_hi = 0;
+  // `run` takes a cursor with room (scan_blocks.h) on text that is not byte-mapped.
+  bool fills_tags = false;
 };
 
 // nullptr when there is no family of that name.

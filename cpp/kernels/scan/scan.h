@@ -1,0 +1,67 @@
+// scan: the regex alphabet's tags (alphabet_regex.h) of one 64-byte block of a piece, as
+// masks, straight from its bytes -- no tag array.  The gpt2, cl100k and o200k families read
+// their blocks through it (pretokenize/fsm/scan_blocks.h).
+//
+// For the blocks at p, p + 64, ... (`blocks` of them) of a piece whose bytes from p on are
+// p[0..avail) (avail > 0; the piece ends there, whatever follows in memory), and `carry`:
+// which of p[0..2] continue a character that started before p (bits 0..2: what the call
+// for the block before returned; 0 for the piece's first block), out[k] holds block k:
+//   start    bit j set iff byte 64k + j (< avail) starts a character
+//   tag[t]   bit j set iff a character with tag t starts there (tag[0], Cont, is 0)
+// The characters are those classify (classify/classify.h) finds in the piece alone: a byte
+// that is not part of a well-formed sequence is a one-byte character with the tag of U+FFFD.
+// Returns the carry for the block after the last: which of its first three bytes continue a
+// character that starts before it.  p[0..64 * (blocks - 1) + kScanReads) must be readable
+// (bytes from avail on are never counted).
+//
+// Every kernel returns exactly what the scalar kernel returns (cpp/selftest checks).
+#pragma once
+#include <cstdint>
+
+#include "alphabet_regex.h"
+
+namespace tagpipe {
+
+constexpr int kScanTags = tables::regex::kTagCount;
+
+struct ScanMasks {
+  uint64_t start;
+  uint64_t tag[kScanTags];
+};
+
+// The bytes a kernel reads at p.
+constexpr uint32_t kScanReads = 67;
+
+using ScanFn = uint32_t (*)(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, ScanMasks* out);
+
+// The pieces between cuts: bit j of cuts[k] is a cut at q0 + 64k + j (blocks k < `blocks`).
+// Writes out[2i], out[2i + 1] = the begin and end of the i-th piece -- the first begins at
+// `from`, each ends at a cut and the next begins there -- and returns their number.  out
+// has room for 2 * (64 * blocks + 9) values (past the last piece's, garbage).
+using CutPiecesFn = uint32_t (*)(const uint64_t* cuts, uint32_t blocks, uint32_t q0, uint32_t from, uint32_t* out);
+
+namespace scalar {
+uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, ScanMasks* out);
+uint32_t cut_pieces(const uint64_t* cuts, uint32_t blocks, uint32_t q0, uint32_t from, uint32_t* out);
+// One character: the tag of the one that starts at s[0] (s[0..n) the piece's bytes from
+// there, n > 0), and its length in *len.
+uint8_t scan_char(const uint8_t* s, uint32_t n, uint32_t* len);
+}
+namespace sse42 {
+uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, ScanMasks* out);
+uint32_t cut_pieces(const uint64_t* cuts, uint32_t blocks, uint32_t q0, uint32_t from, uint32_t* out);
+}
+namespace avx2 {
+uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, ScanMasks* out);
+uint32_t cut_pieces(const uint64_t* cuts, uint32_t blocks, uint32_t q0, uint32_t from, uint32_t* out);
+}
+namespace avx512 {
+uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, ScanMasks* out);
+uint32_t cut_pieces(const uint64_t* cuts, uint32_t blocks, uint32_t q0, uint32_t from, uint32_t* out);
+}
+namespace neon {
+uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, ScanMasks* out);
+uint32_t cut_pieces(const uint64_t* cuts, uint32_t blocks, uint32_t q0, uint32_t from, uint32_t* out);
+}
+
+}  // namespace tagpipe
