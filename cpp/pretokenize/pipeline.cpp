@@ -728,7 +728,8 @@ void PreTokenizer::apply_stages(const Text& input, uint32_t origin_base, PreToke
     auto& v = out.pieces;
     uint32_t any = 0;  // (first a pass with no branch on the pieces, which the compiler vectorises)
     const Piece* p = v.data();
-    for (size_t k = 0; k < v.size(); k++) any |= uint32_t(p[k].begin == p[k].end);
+    const size_t n = v.size();
+    for (size_t k = 0; k < n; k++) any |= uint32_t(p[k].begin == p[k].end);
     if (any) v.erase(std::remove_if(v.begin(), v.end(), [](const Piece& p) { return p.begin == p.end; }), v.end());
   }
 }

@@ -8,6 +8,7 @@
 // for the block before returned; 0 for the piece's first block), out[k] holds block k:
 //   start    bit j set iff byte 64k + j (< avail) starts a character
 //   tag[t]   bit j set iff a character with tag t starts there (tag[0], Cont, is 0)
+//   first    the tag of the block's first character (0 when none starts in it)
 // The characters are those classify (classify/classify.h) finds in the piece alone: a byte
 // that is not part of a well-formed sequence is a one-byte character with the tag of U+FFFD.
 // Returns the carry for the block after the last: which of its first three bytes continue a
@@ -27,6 +28,7 @@ constexpr int kScanTags = tables::regex::kTagCount;
 struct ScanMasks {
   uint64_t start;
   uint64_t tag[kScanTags];
+  uint64_t first;  // (a whole word: no padding for a memcmp to trip on)
 };
 
 // The bytes a kernel reads at p.

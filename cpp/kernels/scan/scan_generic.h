@@ -2,11 +2,10 @@
 // Included by scan_<arch>.cpp after simd/<arch>.h, with TAGPIPE_ARCH set.
 //
 // ASCII bytes get their tags from byte predicates, one mask each (the regex alphabet's
-// ASCII tags are ranges and single bytes: scan_scalar.cpp's table is checked against them
-// below).  A block with bytes >= 0x80 also finds its well-formed sequences as classify
-// does (classify_generic.h, chunk), and looks up each one's tag from its first bytes
-// (lead_tables.h): straight into the masks when there are few, else into a byte per
-// position, turned into masks by one compare per tag a sequence can have.
+// ASCII tags are ranges and single bytes: the generated table is checked against them
+// below).  A block with bytes >= 0x80 also finds its well-formed sequences and looks up
+// each one's tag from its first bytes (lead_tables.h): one at a time when there are few
+// such bytes (sparse), else by masks as classify does (dense).
 // No include guard: one copy per architecture namespace.
 
 namespace tagpipe::TAGPIPE_ARCH {
@@ -31,18 +30,9 @@ constexpr bool ascii_predicates_hold() {
 }
 static_assert(ascii_predicates_hold(), "the regex alphabet's ASCII tags changed: update scan_generic.h");
 
-// Bytes 64..66 (those below avail) as three bits of a predicate.
-template <class Pred>
-TAGPIPE_ALWAYS_INLINE uint64_t tail_bits(const uint8_t* p, uint32_t avail, Pred pred) {
-  uint64_t t = 0;
-  for (uint32_t k = 0; k < 3; k++) t |= uint64_t(64 + k < avail && pred(p[64 + k])) << k;
-  return t;
-}
-
-TAGPIPE_ALWAYS_INLINE uint32_t scan_block(const uint8_t* p, uint32_t avail, uint32_t carry, ScanMasks& m) {
+// The ASCII bytes' tags (bits of bytes >= 0x80 and past `in` clear); returns the bytes >= 0x80.
+TAGPIPE_ALWAYS_INLINE uint64_t ascii_tags(const simd8x64& v, uint64_t in, ScanMasks& m) {
   using namespace tables::regex;
-  const simd8x64 v = simd8x64::load(p);
-  const uint64_t in = avail >= 64 ? ~uint64_t(0) : (uint64_t(1) << avail) - 1;
   const uint64_t hi = v.msb() & in;
   const uint64_t newline = (v.eq('\n') | v.eq('\r')) & in;
   m.tag[Cont] = 0;
@@ -58,44 +48,109 @@ TAGPIPE_ALWAYS_INLINE uint32_t scan_block(const uint8_t* p, uint32_t avail, uint
   const uint64_t named = m.tag[Upper] | m.tag[Lower] | m.tag[Digit] | m.tag[Space] | newline | m.tag[WsOther] |
                          m.tag[Apostrophe] | m.tag[Slash];
   m.tag[Other] = in & ~hi & ~named;
-  if (TAGPIPE_LIKELY(hi == 0)) {  // (carry is 0 too: a continued character's bytes are >= 0x80)
-    m.start = in;
-    return 0;
+  return hi;
+}
+
+// Length of the well-formed sequence at p[j] (p[0..n) count), 0 if there is none (as
+// scan_scalar.cpp).
+TAGPIPE_ALWAYS_INLINE uint32_t sequence_length(const uint8_t* p, uint32_t n, uint32_t j) {
+  const uint8_t b0 = p[j];
+  uint32_t len;
+  uint8_t lo = 0x80, hi = 0xBF;
+  if (b0 >= 0xC2 && b0 <= 0xDF) len = 2;
+  else if (b0 >= 0xE0 && b0 <= 0xEF) len = 3, lo = b0 == 0xE0 ? 0xA0 : 0x80, hi = b0 == 0xED ? 0x9F : 0xBF;
+  else if (b0 >= 0xF0 && b0 <= 0xF4) len = 4, lo = b0 == 0xF0 ? 0x90 : 0x80, hi = b0 == 0xF4 ? 0x8F : 0xBF;
+  else return 0;
+  if (j + len > n || p[j + 1] < lo || p[j + 1] > hi) return 0;
+  for (uint32_t k = 2; k < len; k++)
+    if ((p[j + k] & 0xC0) != 0x80) return 0;
+  return len;
+}
+
+// A block with a few bytes >= 0x80 (English: a quote mark or an accented letter): each
+// sequence found and looked up on its own.
+TAGPIPE_ALWAYS_INLINE uint32_t sparse(const uint8_t* p, uint32_t avail, uint64_t in, uint64_t hi, uint32_t carry,
+                                      ScanMasks& m) {
+  const uint32_t n = avail < kScanReads ? avail : kScanReads;
+  uint64_t covered = carry, todo = hi & ~uint64_t(carry);
+  uint32_t end = 0;  // one past the last sequence
+  while (todo) {
+    const uint32_t j = uint32_t(__builtin_ctzll(todo));
+    const uint32_t len = sequence_length(p, n, j);
+    if (!len) {  // ill-formed: U+FFFD's tag
+      m.tag[tables::regex::Other] |= uint64_t(1) << j;
+      todo &= todo - 1;
+      continue;
+    }
+    const uint64_t span = ((uint64_t(1) << len) - 1) << j;  // (bits past 63 fall off)
+    m.tag[scan_tables::lead_tag_checked(p + j)] |= uint64_t(1) << j;
+    covered |= span & ~(uint64_t(1) << j);
+    todo &= ~span;
+    end = j + len;
   }
-  // Well-formed leads (classify_generic.h): the right number of continuation bytes, and a
-  // second byte in the lead's range.  Bits past 63 come from bytes 64..66.
-  const auto is_cont = [](uint8_t b) { return (b & 0xC0) == 0x80; };
-  const uint64_t cont = v.in_range(0x80, 0xBF) & in, tc = tail_bits(p, avail, is_cont);
-  const uint64_t a0 = v.in_range(0xA0, 0xBF) & in, ta = tail_bits(p, avail, [](uint8_t b) { return b >= 0xA0 && b <= 0xBF; });
-  const uint64_t x8 = v.in_range(0x80, 0x8F) & in, t8 = tail_bits(p, avail, [](uint8_t b) { return b >= 0x80 && b <= 0x8F; });
+  m.start = in & ~covered;
+  return end > 64 ? (1u << (end - 64)) - 1 : 0;
+}
+
+// Bytes 64..66 (those below avail) as three bits of a predicate.
+template <class Pred>
+TAGPIPE_ALWAYS_INLINE uint64_t tail(const uint8_t* p, uint32_t avail, Pred pred) {
+  uint64_t t = 0;
+  for (uint32_t k = 0; k < 3; k++) t |= uint64_t(64 + k < avail && pred(p[64 + k])) << k;
+  return t;
+}
+
+// A block with many bytes >= 0x80 (Russian, Chinese): the sequences found as classify finds
+// them (classify_generic.h), by their structure -- a lead and as many continuation bytes
+// as it asks for; the rare code point that is still not a scalar value (an overlong, a
+// surrogate, past U+10FFFF) sends the block to sparse(), which checks every byte -- then
+// each one's tag into a byte per position, and the masks from those bytes.
+TAGPIPE_ALWAYS_INLINE uint32_t dense(const uint8_t* p, const simd8x64& v, uint32_t avail, uint64_t in, uint64_t hi,
+                                     uint32_t carry, ScanMasks& m) {
+  using namespace tables::regex;
+  const uint64_t cont = v.in_range(0x80, 0xBF) & in;
+  const uint64_t tc = tail(p, avail, [](uint8_t b) { return (b & 0xC0) == 0x80; });
   const uint64_t c1 = (cont >> 1) | (tc << 63), c2 = (cont >> 2) | (tc << 62), c3 = (cont >> 3) | (tc << 61);
-  const uint64_t second_a0 = (a0 >> 1) | (ta << 63), second_8x = (x8 >> 1) | (t8 << 63);
-  const uint64_t bad_second = (v.eq(0xE0) & ~second_a0) | (v.eq(0xED) & second_a0) | (v.eq(0xF0) & second_8x) |
-                              (v.eq(0xF4) & ~second_8x);
   const uint64_t ok2 = v.in_range(0xC2, 0xDF) & in & c1;
-  const uint64_t ok34 = v.in_range(0xE0, 0xF4) & in & c1 & c2 & ~bad_second;
-  const uint64_t ok4 = ok34 & v.in_range(0xF0, 0xF4) & c3;
-  const uint64_t ok3 = ok34 & v.in_range(0xE0, 0xEF);
+  const uint64_t ok34 = v.in_range(0xE0, 0xF4) & in & c1 & c2;
+  const uint64_t ok4 = ok34 & v.in_range(0xF0, 0xF4) & c3, ok3 = ok34 & ~v.in_range(0xF0, 0xF4);
   const uint64_t lead = ok2 | ok3 | ok4, three_four = ok3 | ok4;
+  alignas(64) uint8_t tags[64] = {};
+  for (uint64_t l = ok2; l; l &= l - 1) {  // (two-byte sequences: every one a scalar value)
+    const int j = __builtin_ctzll(l);
+    tags[j] = scan_tables::kLeadTables.two[((p[j] & 0x1F) << 6) | (p[j + 1] & 0x3F)];
+  }
+  uint8_t bad = 0;
+  for (uint64_t l = three_four; l; l &= l - 1) {
+    const int j = __builtin_ctzll(l);
+    tags[j] = scan_tables::lead_tag_checked(p + j);
+    bad |= tags[j] == scan_tables::kBad;
+  }
+  if (TAGPIPE_UNLIKELY(bad)) return sparse(p, avail, in, hi, carry, m);
   const uint64_t covered = (lead << 1) | (three_four << 2) | (ok4 << 3) | carry;
   m.start = in & ~covered;
   m.tag[Other] |= hi & ~lead & ~covered;  // ill-formed bytes: U+FFFD's tag
-  if (__builtin_popcountll(lead) <= 4) {
-    for (uint64_t l = lead; l; l &= l - 1) {
-      const int j = __builtin_ctzll(l);
-      m.tag[scan_tables::lead_tag(p + j)] |= uint64_t(1) << j;
-    }
-  } else {
-    alignas(64) uint8_t tags[64] = {};
-    for (uint64_t l = lead; l; l &= l - 1) {
-      const int j = __builtin_ctzll(l);
-      tags[j] = scan_tables::lead_tag(p + j);
-    }
-    const simd8x64 t = simd8x64::load(tags);
-    constexpr uint8_t kLeadTags[] = {Upper, Lower, LetterOther, Mark, Number, WsOther, Other};
-    for (uint8_t tag : kLeadTags) m.tag[tag] |= t.eq(tag);
-  }
+  const simd8x64 t = simd8x64::load(tags);
+  constexpr uint8_t kLeadTags[] = {Upper, Lower, LetterOther, Mark, Number, WsOther, Other};
+  for (uint8_t tag : kLeadTags) m.tag[tag] |= t.eq(tag);
   return uint32_t((lead >> 63) | (three_four >> 62) | (ok4 >> 61));
+}
+
+TAGPIPE_ALWAYS_INLINE uint32_t scan_block(const uint8_t* p, uint32_t avail, uint32_t carry, ScanMasks& m) {
+  const simd8x64 v = simd8x64::load(p);
+  const uint64_t in = avail >= 64 ? ~uint64_t(0) : (uint64_t(1) << avail) - 1;
+  const uint64_t hi = ascii_tags(v, in, m);
+  if (TAGPIPE_LIKELY(hi == 0)) {  // (carry is 0 too: a continued character's bytes are >= 0x80)
+    m.start = in;
+    m.first = tables::regex::kAscii[p[0]];
+    return 0;
+  }
+  const uint32_t next = __builtin_popcountll(hi) <= 8 ? sparse(p, avail, in, hi, carry, m)
+                                                      : dense(p, v, avail, in, hi, carry, m);
+  m.first = 0;
+  const uint64_t first = m.start & (0 - m.start);
+  for (int t = 1; t < kScanTags; t++) m.first |= (m.tag[t] & first) ? uint64_t(t) : 0;
+  return next;
 }
 
 }  // namespace
@@ -105,25 +160,36 @@ uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks,
   return carry;
 }
 
-// Each cut's position stored twice at once (the end of its piece, the begin of the next):
-// eight whatever the block's count, so that the loop's exit is a branch on the count.
+// The cuts' positions from a table a mask byte at a time -- eight of them written whatever
+// the byte's count (offset as one vector), with no branch on the mask (a
+// tzcnt loop paid a mispredicted exit and a dependent chain per cut) -- then each written
+// twice, as the end of its piece and the begin of the next.
 uint32_t cut_pieces(const uint64_t* cuts, uint32_t blocks, uint32_t q0, uint32_t from, uint32_t* out) {
+  typedef uint32_t u32x8 __attribute__((vector_size(32)));
+  constexpr uint32_t kRound = 64;  // blocks
+  uint32_t at[64 * kRound + 8];
+  uint32_t total = 0;
   out[0] = from;
-  uint32_t n = 0;
-  for (uint32_t k = 0; k < blocks; k++) {
-    uint64_t cut = cuts[k];
-    const uint32_t q = q0 + 64 * k, count = uint32_t(__builtin_popcountll(cut));
-    uint32_t* o = out + 2 * n + 1;
-    auto put = [&](uint32_t i, uint64_t bits) {
-      const uint64_t pos = q + uint32_t(__builtin_ctzll(bits));
-      const uint64_t twice = pos | (pos << 32);
-      std::memcpy(o + 2 * i, &twice, 8);
-    };
-    for (uint32_t i = 0; i < 8; i++, cut &= cut - 1) put(i, cut | (uint64_t(1) << 63));  // (garbage past the count)
-    for (uint32_t i = 8; i < count; i++, cut &= cut - 1) put(i, cut);
-    n += count;
+  for (uint32_t k0 = 0; k0 < blocks; k0 += kRound) {
+    const uint32_t round = blocks - k0 < kRound ? blocks - k0 : kRound;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < round; k++) {
+      const uint64_t cut = cuts[k0 + k];
+      const uint32_t q = q0 + 64 * (k0 + k);
+      for (uint32_t b = 0; b < 8; b++) {
+        const uint32_t byte = uint32_t(cut >> (8 * b)) & 0xFF;
+        u32x8 pos;
+        std::memcpy(&pos, scan_tables::kBitTables.positions[byte], sizeof pos);
+        pos += q + 8 * b;
+        std::memcpy(at + n, &pos, sizeof pos);
+        n += scan_tables::kBitTables.count[byte];
+      }
+    }
+    uint32_t* o = out + 2 * total + 1;
+    for (uint32_t i = 0; i < n; i++) o[2 * i] = o[2 * i + 1] = at[i];
+    total += n;
   }
-  return n;
+  return total;
 }
 
 }  // namespace tagpipe::TAGPIPE_ARCH

@@ -66,6 +66,7 @@ uint32_t scan_block(const uint8_t* p, uint32_t avail, uint32_t carry, ScanMasks&
   while (i < stop) {
     uint32_t len;
     const uint8_t tag = scan_char(p + i, n - i, &len);
+    if (!out.start) out.first = tag;
     out.start |= uint64_t(1) << i;
     out.tag[tag] |= uint64_t(1) << i;
     i += len;

@@ -108,14 +108,14 @@ template <class Rules>
 struct WindowOf {
   uint64_t carry[8] = {};  // class bit k of the character before the block
   TAGPIPE_ALWAYS_INLINE void operator()(const ScanMasks& cur, const ScanMasks& next, const Bits& b, Window& w) {
-    const uint64_t after = next.start & (0 - next.start);  // the first character past the block
+    const uint8_t after = Rules::kRemap[next.first];  // the classes of the first character past the block
     w.start = cur.start;
     if (!b.cont) {
       each_class(
           [&](auto k) {
             constexpr int K = decltype(k)::value;
             const uint64_t x = class_mask<Rules, K>(cur);
-            const bool nx = (class_mask<Rules, K>(next) & after) != 0;
+            const bool nx = (after >> K) & 1;
             w.cur[K] = x;
             w.prev[K] = ((x << 1) | carry[K]) & b.start;
             w.next[K] = ((x >> 1) | (uint64_t(nx) << 63)) & b.start;
@@ -128,7 +128,7 @@ struct WindowOf {
         [&](auto k) {
           constexpr int K = decltype(k)::value;
           const uint64_t x = class_mask<Rules, K>(cur);
-          const bool nx = (class_mask<Rules, K>(next) & after) != 0;
+          const bool nx = (after >> K) & 1;
           const uint64_t s = b.spread(x, carry[K]);
           w.cur[K] = x;
           w.prev[K] = ((s << 1) | carry[K]) & b.start;
@@ -162,12 +162,13 @@ inline void fill_ws_run(const Cursor& c, uint8_t* room, uint32_t i, uint32_t fir
 }
 
 // The cuts of a run, a mask a block, handed to the fold in bulk: the cut_pieces kernel
-// turns them into pieces, appended to a plain fold's output at once (a push_back per piece
-// reloads the vector's ends after each store), else reported one at a time.
+// turns them into pieces, appended to the fold's output at once when each is a piece of
+// its own (Fold::match_pieces; a push_back per piece reloads the vector's ends after each
+// store), else reported one at a time.
 class Cuts {
  public:
   Cuts(pretok::Fold& f, uint32_t begin)
-      : fold_(f), pieces_(f.plain_pieces()), cut_pieces_(kernels::active().cut_pieces), last_(begin), from_(begin) {}
+      : fold_(f), pieces_(f.match_pieces()), cut_pieces_(kernels::active().cut_pieces), last_(begin), from_(begin) {}
   // The last cut so far (or the piece's begin): everything before it is decided.
   uint32_t last() const { return last_; }
   // Block q's cuts (q: 64 past the block before, since the last restart).
@@ -195,7 +196,7 @@ class Cuts {
  private:
   static constexpr uint32_t kBlocks = 16;
   pretok::Fold& fold_;
-  std::vector<pretok::Piece>* pieces_;  // the plain fold's output, or nullptr
+  std::vector<pretok::Piece>* pieces_;  // the fold's output (Fold::match_pieces), or nullptr
   CutPiecesFn cut_pieces_;
   uint32_t last_, from_, q0_ = 0, blocks_ = 0;
   uint64_t masks_[kBlocks];
@@ -215,7 +216,7 @@ inline void fill_all(const Cursor& c, uint8_t* room, uint32_t from) {
 // byte-mapped the tags at c.tags are read only where written: all of them, or (c.room)
 // those this writes.
 template <class Rules>
-void run_scan(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
+__attribute__((flatten)) void run_scan(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
   using namespace scan_detail;
   if (c.byte_mapped) return run_blocks<Rules>(c, begin, fold);  // (every byte a character: the tag array)
   Rules rules;
