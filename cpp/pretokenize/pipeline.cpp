@@ -128,6 +128,7 @@ void with_starts(const Text& text, const uint8_t* tags, const std::vector<Piece>
 class PatternStage final : public Stage {
  public:
   PatternStage(const fsm::Pattern* p, Behavior b, bool invert) : p_(p), behavior_(b), invert_(invert) {}
+  bool keeps_nonempty() const override { return true; }  // (the fold drops empty pieces)
   void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
     uint8_t* const room = p_->fills_tags && !text.byte_mapped ? scratch.tag_room(text, p_->alphabet) : nullptr;
     const uint8_t* tags = room ? room : scratch.tags(text, p_->alphabet);
@@ -258,6 +259,7 @@ class ByteLevelStage final : public Stage {
  public:
   ByteLevelStage(bool add_prefix_space, bool use_regex)
       : add_prefix_space_(add_prefix_space), regex_(use_regex ? fsm::find_pattern("gpt2") : nullptr) {}
+  bool keeps_nonempty() const override { return true; }  // (a prefix goes only before a piece's bytes)
   void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
     // (prepend() adds nothing to an empty piece)
     const char* const content = reinterpret_cast<const char*>(text.bytes);  // (rewrite moves text)
@@ -720,17 +722,23 @@ void PreTokenizer::apply_stages(const Text& input, uint32_t origin_base, PreToke
   out.text = input;
   scratch.reset();
   scratch.input = input.bytes, scratch.input_size = input.size, scratch.origin_base = origin_base;
-  for (size_t i = 0; i < stages_.size(); i++) {
-    scratch.origins_unread = scratch.offsets_unused && !read_later_[i];
-    stages_[i]->apply(out.text, out.pieces, scratch);
-    // Every stage of the oracle's goes through PreTokenizedString::split, which drops
-    // empty pieces -- also the ones that do not cut (ByteLevel without its regex, ...).
-    auto& v = out.pieces;
-    uint32_t any = 0;  // (first a pass with no branch on the pieces, which the compiler vectorises)
+  // Every stage of the oracle's goes through PreTokenizedString::split, which drops empty
+  // pieces -- also the ones that do not cut (ByteLevel without its regex, ...).
+  auto any_empty = [](const std::vector<Piece>& v) {
+    uint32_t any = 0;  // (a pass with no branch on the pieces, which the compiler vectorises)
     const Piece* p = v.data();
     const size_t n = v.size();
     for (size_t k = 0; k < n; k++) any |= uint32_t(p[k].begin == p[k].end);
-    if (any) v.erase(std::remove_if(v.begin(), v.end(), [](const Piece& p) { return p.begin == p.end; }), v.end());
+    return any != 0;
+  };
+  bool nonempty = !any_empty(out.pieces);
+  for (size_t i = 0; i < stages_.size(); i++) {
+    scratch.origins_unread = scratch.offsets_unused && !read_later_[i];
+    stages_[i]->apply(out.text, out.pieces, scratch);
+    auto& v = out.pieces;
+    if (!(nonempty && stages_[i]->keeps_nonempty()) && any_empty(v))
+      v.erase(std::remove_if(v.begin(), v.end(), [](const Piece& p) { return p.begin == p.end; }), v.end());
+    nonempty = true;
   }
 }
 

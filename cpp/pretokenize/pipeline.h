@@ -86,6 +86,9 @@ class Stage {
   // The model cuts a long piece itself wherever a cut is exact (Bpe::cuts): a stage whose
   // cuts only serve speed may leave a piece to it (MarkRuns: text mostly outside ASCII).
   virtual void model_cuts(bool) {}
+  // Whether every piece it leaves is non-empty when every piece it is given is: then the
+  // pass that drops empty pieces after it is not needed.
+  virtual bool keeps_nonempty() const { return false; }
 };
 
 // Throws std::invalid_argument for a spec this build cannot run.

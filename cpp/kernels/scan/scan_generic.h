@@ -118,15 +118,19 @@ TAGPIPE_ALWAYS_INLINE uint32_t dense(const uint8_t* p, const simd8x64& v, uint32
   alignas(64) uint8_t tags[64] = {};
   for (uint64_t l = ok2; l; l &= l - 1) {  // (two-byte sequences: every one a scalar value)
     const int j = __builtin_ctzll(l);
-    tags[j] = scan_tables::kLeadTables.two[((p[j] & 0x1F) << 6) | (p[j + 1] & 0x3F)];
+    tags[j] = scan_tables::two_byte_tag(p + j);
   }
-  uint8_t bad = 0;
-  for (uint64_t l = three_four; l; l &= l - 1) {
+  uint32_t bad = 0;
+  for (uint64_t l = ok3; l; l &= l - 1) {
+    const int j = __builtin_ctzll(l);
+    tags[j] = scan_tables::three_byte_tag(p + j, bad);
+  }
+  for (uint64_t l = ok4; l; l &= l - 1) {
     const int j = __builtin_ctzll(l);
     tags[j] = scan_tables::lead_tag_checked(p + j);
-    bad |= tags[j] == scan_tables::kBad;
+    bad |= tags[j] == scan_tables::kBad ? scan_tables::kBadBlock : 0;
   }
-  if (TAGPIPE_UNLIKELY(bad)) return sparse(p, avail, in, hi, carry, m);
+  if (TAGPIPE_UNLIKELY(bad & scan_tables::kBadBlock)) return sparse(p, avail, in, hi, carry, m);
   const uint64_t covered = (lead << 1) | (three_four << 2) | (ok4 << 3) | carry;
   m.start = in & ~covered;
   m.tag[Other] |= hi & ~lead & ~covered;  // ill-formed bytes: U+FFFD's tag
@@ -148,8 +152,12 @@ TAGPIPE_ALWAYS_INLINE uint32_t scan_block(const uint8_t* p, uint32_t avail, uint
   const uint32_t next = __builtin_popcountll(hi) <= 8 ? sparse(p, avail, in, hi, carry, m)
                                                       : dense(p, v, avail, in, hi, carry, m);
   m.first = 0;
-  const uint64_t first = m.start & (0 - m.start);
-  for (int t = 1; t < kScanTags; t++) m.first |= (m.tag[t] & first) ? uint64_t(t) : 0;
+  if (m.start) {  // (the tag of the character at the first start: a lead's, an ASCII byte's, or U+FFFD's)
+    const uint32_t j = uint32_t(__builtin_ctzll(m.start));
+    m.first = p[j] < 0x80 ? tables::regex::kAscii[p[j]]
+              : sequence_length(p, avail < kScanReads ? avail : kScanReads, j) ? scan_tables::lead_tag_checked(p + j)
+                                                                             : tables::regex::Other;
+  }
   return next;
 }
 
@@ -176,6 +184,7 @@ uint32_t cut_pieces(const uint64_t* cuts, uint32_t blocks, uint32_t q0, uint32_t
     for (uint32_t k = 0; k < round; k++) {
       const uint64_t cut = cuts[k0 + k];
       const uint32_t q = q0 + 64 * (k0 + k);
+      if (!cut) continue;  // (a block inside a long word)
       for (uint32_t b = 0; b < 8; b++) {
         const uint32_t byte = uint32_t(cut >> (8 * b)) & 0xFF;
         u32x8 pos;
