@@ -464,7 +464,7 @@ std::vector<uint8_t> scan_text(std::mt19937_64& rng, size_t n) {
 // The masks of every block of `text` from `scan`, `per_call` blocks at a time where the
 // reads are in the text (as the driver calls it), the last ones from a zero-padded copy.
 std::vector<ScanMasks> scan_blocks_of(ScanFn scan, const std::vector<uint8_t>& text, uint32_t per_call,
-                                      std::vector<uint32_t>* carries = nullptr) {
+                                      std::vector<uint32_t>* carries = nullptr, uint32_t merge = 0) {
   const uint32_t n = uint32_t(text.size());
   std::vector<uint8_t> buf(text);
   buf.resize(n + 64 + kScanReads, 0xEE);  // (garbage past the end: never counted)
@@ -473,7 +473,7 @@ std::vector<ScanMasks> scan_blocks_of(ScanFn scan, const std::vector<uint8_t>& t
   for (uint32_t q = 0; q < n;) {
     uint32_t blocks = std::min<uint32_t>(per_call, (n - q + 63) / 64);
     if (n - q < kScanReads) blocks = 1;
-    carry = scan(buf.data() + q, n - q, carry, blocks, &out[q / 64]);
+    carry = scan(buf.data() + q, n - q, carry, blocks, merge, &out[q / 64]);
     q += 64 * blocks;
     if (carries) carries->push_back(carry);
   }
@@ -513,8 +513,9 @@ void check_scan_kernel(const kernels::Kernel& k, bool quick) {
     std::mt19937_64 rng(43);
     auto compare = [&](const std::vector<uint8_t>& text, uint32_t per_call) {
       std::vector<uint32_t> c0, c1;
-      const std::vector<ScanMasks> want = scan_blocks_of(scalar::scan, text, per_call, &c0);
-      const std::vector<ScanMasks> got = scan_blocks_of(k.scan, text, per_call, &c1);
+      const uint32_t merge = uint32_t(rng() % 8);  // (every set of merges)
+      const std::vector<ScanMasks> want = scan_blocks_of(scalar::scan, text, per_call, &c0, merge);
+      const std::vector<ScanMasks> got = scan_blocks_of(k.scan, text, per_call, &c1, merge);
       c.cases++;
       for (size_t b = 0; b < want.size() && c.ok; b++)
         if (!same_masks(want[b], got[b])) c.ok = false, c.why = "block " + std::to_string(b) + " of " + std::to_string(text.size()) + " bytes";

@@ -65,6 +65,11 @@ struct simd8x64 {
   static TAGPIPE_ALWAYS_INLINE uint64_t bits(__m256i a, __m256i b) {
     return uint64_t(uint32_t(_mm256_movemask_epi8(a))) | (uint64_t(uint32_t(_mm256_movemask_epi8(b))) << 32);
   }
+  // Every byte with the bits of c set (the scan kernel: ASCII letters of either case).
+  TAGPIPE_ALWAYS_INLINE simd8x64 operator|(uint8_t c) const {
+    const __m256i s = _mm256_set1_epi8(char(c));
+    return {{_mm256_or_si256(v[0], s), _mm256_or_si256(v[1], s)}};
+  }
   TAGPIPE_ALWAYS_INLINE uint64_t msb() const { return bits(v[0], v[1]); }
   TAGPIPE_ALWAYS_INLINE uint64_t eq(uint8_t c) const {
     const __m256i s = _mm256_set1_epi8(char(c));

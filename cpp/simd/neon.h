@@ -59,6 +59,12 @@ struct simd8x64 {
     for (int k = 0; k < 4; k++) r |= uint64_t(movemask16(m[k])) << (16 * k);
     return r;
   }
+  // Every byte with the bits of c set (the scan kernel: ASCII letters of either case).
+  TAGPIPE_ALWAYS_INLINE simd8x64 operator|(uint8_t c) const {
+    simd8x64 r;
+    for (int k = 0; k < 4; k++) r.v[k] = vorrq_u8(v[k], vdupq_n_u8(c));
+    return r;
+  }
   TAGPIPE_ALWAYS_INLINE uint64_t msb() const {
     uint8x16_t m[4];
     for (int k = 0; k < 4; k++) m[k] = vcltzq_s8(vreinterpretq_s8_u8(v[k]));

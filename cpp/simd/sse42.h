@@ -67,6 +67,13 @@ struct simd8x64 {
     for (int k = 0; k < 4; k++) r |= uint64_t(uint32_t(_mm_movemask_epi8(m[k]))) << (16 * k);
     return r;
   }
+  // Every byte with the bits of c set (the scan kernel: ASCII letters of either case).
+  TAGPIPE_ALWAYS_INLINE simd8x64 operator|(uint8_t c) const {
+    const __m128i s = _mm_set1_epi8(char(c));
+    simd8x64 r;
+    for (int k = 0; k < 4; k++) r.v[k] = _mm_or_si128(v[k], s);
+    return r;
+  }
   TAGPIPE_ALWAYS_INLINE uint64_t msb() const { return bits(v); }
   TAGPIPE_ALWAYS_INLINE uint64_t eq(uint8_t c) const {
     const __m128i s = _mm_set1_epi8(char(c));

@@ -11,8 +11,9 @@
 //   first    the tag of the block's first character (0 when none starts in it)
 // The characters are those classify (classify/classify.h) finds in the piece alone: a byte
 // that is not part of a well-formed sequence is a one-byte character with the tag of U+FFFD.
-// Returns the carry for the block after the last: which of its first three bytes continue a
-// character that starts before it.  p[0..64 * (blocks - 1) + kScanReads) must be readable
+// `merge` (ScanMerge bits) folds tags of ASCII characters that the caller's classes do not
+// tell apart into one, so that those take fewer predicates.  Returns the carry for the block
+// after the last: which of its first three bytes continue a character that starts before it.  p[0..64 * (blocks - 1) + kScanReads) must be readable
 // (bytes from avail on are never counted).
 //
 // Every kernel returns exactly what the scalar kernel returns (cpp/selftest checks).
@@ -34,7 +35,12 @@ struct ScanMasks {
 // The bytes a kernel reads at p.
 constexpr uint32_t kScanReads = 67;
 
-using ScanFn = uint32_t (*)(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, ScanMasks* out);
+// Tags of ASCII characters reported as another: Lower as Upper, Newline as WsOther, Slash
+// as Other (the characters of other tags, and every one >= 0x80, keep theirs).
+enum ScanMerge : uint32_t { kMergeCase = 1, kMergeNewline = 2, kMergeSlash = 4, kMergeAll = 7 };
+
+using ScanFn = uint32_t (*)(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, uint32_t merge,
+                            ScanMasks* out);
 
 // The pieces between cuts: bit j of cuts[k] is a cut at q0 + 64k + j (blocks k < `blocks`).
 // Writes out[2i], out[2i + 1] = the begin and end of the i-th piece -- the first begins at
@@ -43,26 +49,26 @@ using ScanFn = uint32_t (*)(const uint8_t* p, uint32_t avail, uint32_t carry, ui
 using CutPiecesFn = uint32_t (*)(const uint64_t* cuts, uint32_t blocks, uint32_t q0, uint32_t from, uint32_t* out);
 
 namespace scalar {
-uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, ScanMasks* out);
+uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, uint32_t merge, ScanMasks* out);
 uint32_t cut_pieces(const uint64_t* cuts, uint32_t blocks, uint32_t q0, uint32_t from, uint32_t* out);
 // One character: the tag of the one that starts at s[0] (s[0..n) the piece's bytes from
-// there, n > 0), and its length in *len.
+// there, n > 0), and its length in *len (no merge).
 uint8_t scan_char(const uint8_t* s, uint32_t n, uint32_t* len);
 }
 namespace sse42 {
-uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, ScanMasks* out);
+uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, uint32_t merge, ScanMasks* out);
 uint32_t cut_pieces(const uint64_t* cuts, uint32_t blocks, uint32_t q0, uint32_t from, uint32_t* out);
 }
 namespace avx2 {
-uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, ScanMasks* out);
+uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, uint32_t merge, ScanMasks* out);
 uint32_t cut_pieces(const uint64_t* cuts, uint32_t blocks, uint32_t q0, uint32_t from, uint32_t* out);
 }
 namespace avx512 {
-uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, ScanMasks* out);
+uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, uint32_t merge, ScanMasks* out);
 uint32_t cut_pieces(const uint64_t* cuts, uint32_t blocks, uint32_t q0, uint32_t from, uint32_t* out);
 }
 namespace neon {
-uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, ScanMasks* out);
+uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, uint32_t merge, ScanMasks* out);
 uint32_t cut_pieces(const uint64_t* cuts, uint32_t blocks, uint32_t q0, uint32_t from, uint32_t* out);
 }
 

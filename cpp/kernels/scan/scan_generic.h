@@ -30,23 +30,34 @@ constexpr bool ascii_predicates_hold() {
 }
 static_assert(ascii_predicates_hold(), "the regex alphabet's ASCII tags changed: update scan_generic.h");
 
-// The ASCII bytes' tags (bits of bytes >= 0x80 and past `in` clear); returns the bytes >= 0x80.
+// The ASCII bytes' tags (bits of bytes >= 0x80 and past `in` clear), merged as Merge
+// says (scan.h); returns the bytes >= 0x80.
+template <uint32_t Merge>
 TAGPIPE_ALWAYS_INLINE uint64_t ascii_tags(const simd8x64& v, uint64_t in, ScanMasks& m) {
   using namespace tables::regex;
   const uint64_t hi = v.msb() & in;
-  const uint64_t newline = (v.eq('\n') | v.eq('\r')) & in;
   m.tag[Cont] = 0;
-  m.tag[Upper] = v.in_range('A', 'Z') & in;
-  m.tag[Lower] = v.in_range('a', 'z') & in;
   m.tag[LetterOther] = m.tag[Mark] = m.tag[Number] = 0;
+  if (Merge & kMergeCase) {
+    m.tag[Upper] = (v | 0x20).in_range('a', 'z') & in;
+    m.tag[Lower] = 0;
+  } else {
+    m.tag[Upper] = v.in_range('A', 'Z') & in;
+    m.tag[Lower] = v.in_range('a', 'z') & in;
+  }
   m.tag[Digit] = v.in_range('0', '9') & in;
   m.tag[Space] = v.eq(' ') & in;
-  m.tag[Newline] = newline;
-  m.tag[WsOther] = v.in_range(9, 13) & in & ~newline;
+  if (Merge & kMergeNewline) {
+    m.tag[Newline] = 0;
+    m.tag[WsOther] = v.in_range(9, 13) & in;
+  } else {
+    m.tag[Newline] = (v.eq('\n') | v.eq('\r')) & in;
+    m.tag[WsOther] = v.in_range(9, 13) & in & ~m.tag[Newline];
+  }
   m.tag[Apostrophe] = v.eq('\'') & in;
-  m.tag[Slash] = v.eq('/') & in;
-  const uint64_t named = m.tag[Upper] | m.tag[Lower] | m.tag[Digit] | m.tag[Space] | newline | m.tag[WsOther] |
-                         m.tag[Apostrophe] | m.tag[Slash];
+  m.tag[Slash] = Merge & kMergeSlash ? 0 : v.eq('/') & in;
+  const uint64_t named = m.tag[Upper] | m.tag[Lower] | m.tag[Digit] | m.tag[Space] | m.tag[Newline] |
+                         m.tag[WsOther] | m.tag[Apostrophe] | m.tag[Slash];
   m.tag[Other] = in & ~hi & ~named;
   return hi;
 }
@@ -140,13 +151,25 @@ TAGPIPE_ALWAYS_INLINE uint32_t dense(const uint8_t* p, const simd8x64& v, uint32
   return uint32_t((lead >> 63) | (three_four >> 62) | (ok4 >> 61));
 }
 
+// The tag of ASCII byte b, merged as Merge says.
+template <uint32_t Merge>
+TAGPIPE_ALWAYS_INLINE uint64_t ascii_tag(uint8_t b) {
+  using namespace tables::regex;
+  const uint8_t t = kAscii[b];
+  if ((Merge & kMergeCase) && t == Lower) return Upper;
+  if ((Merge & kMergeNewline) && t == Newline) return WsOther;
+  if ((Merge & kMergeSlash) && t == Slash) return Other;
+  return t;
+}
+
+template <uint32_t Merge>
 TAGPIPE_ALWAYS_INLINE uint32_t scan_block(const uint8_t* p, uint32_t avail, uint32_t carry, ScanMasks& m) {
   const simd8x64 v = simd8x64::load(p);
   const uint64_t in = avail >= 64 ? ~uint64_t(0) : (uint64_t(1) << avail) - 1;
-  const uint64_t hi = ascii_tags(v, in, m);
+  const uint64_t hi = ascii_tags<Merge>(v, in, m);
   if (TAGPIPE_LIKELY(hi == 0)) {  // (carry is 0 too: a continued character's bytes are >= 0x80)
     m.start = in;
-    m.first = tables::regex::kAscii[p[0]];
+    m.first = ascii_tag<Merge>(p[0]);
     return 0;
   }
   const uint32_t next = __builtin_popcountll(hi) <= 8 ? sparse(p, avail, in, hi, carry, m)
@@ -154,18 +177,32 @@ TAGPIPE_ALWAYS_INLINE uint32_t scan_block(const uint8_t* p, uint32_t avail, uint
   m.first = 0;
   if (m.start) {  // (the tag of the character at the first start: a lead's, an ASCII byte's, or U+FFFD's)
     const uint32_t j = uint32_t(__builtin_ctzll(m.start));
-    m.first = p[j] < 0x80 ? tables::regex::kAscii[p[j]]
+    m.first = p[j] < 0x80 ? ascii_tag<Merge>(p[j])
               : sequence_length(p, avail < kScanReads ? avail : kScanReads, j) ? scan_tables::lead_tag_checked(p + j)
                                                                              : tables::regex::Other;
   }
   return next;
 }
 
+template <uint32_t Merge>
+uint32_t scan_blocks(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, ScanMasks* out) {
+  for (uint32_t k = 0; k < blocks; k++) carry = scan_block<Merge>(p + 64 * k, avail - 64 * k, carry, out[k]);
+  return carry;
+}
+
 }  // namespace
 
-uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, ScanMasks* out) {
-  for (uint32_t k = 0; k < blocks; k++) carry = scan_block(p + 64 * k, avail - 64 * k, carry, out[k]);
-  return carry;
+uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, uint32_t merge, ScanMasks* out) {
+  switch (merge & kMergeAll) {  // (one loop per set of merges, each with its predicates only)
+    case 0: return scan_blocks<0>(p, avail, carry, blocks, out);
+    case 1: return scan_blocks<1>(p, avail, carry, blocks, out);
+    case 2: return scan_blocks<2>(p, avail, carry, blocks, out);
+    case 3: return scan_blocks<3>(p, avail, carry, blocks, out);
+    case 4: return scan_blocks<4>(p, avail, carry, blocks, out);
+    case 5: return scan_blocks<5>(p, avail, carry, blocks, out);
+    case 6: return scan_blocks<6>(p, avail, carry, blocks, out);
+    default: return scan_blocks<7>(p, avail, carry, blocks, out);
+  }
 }
 
 // The cuts' positions from a table a mask byte at a time -- eight of them written whatever

@@ -2,6 +2,7 @@
 // Plain on purpose -- the characters one at a time, found as classify_scalar.cpp finds them.
 #include "kernels/classify/alphabet.h"
 #include "kernels/scan/scan.h"
+#include "alphabet_regex.h"
 
 namespace tagpipe::scalar {
 namespace {
@@ -57,7 +58,16 @@ uint8_t scan_char(const uint8_t* s, uint32_t n, uint32_t* len) {
 
 namespace {
 
-uint32_t scan_block(const uint8_t* p, uint32_t avail, uint32_t carry, ScanMasks& out) {
+uint8_t merged(uint8_t tag, uint8_t byte, uint32_t merge) {
+  using namespace tables::regex;
+  if (byte >= 0x80) return tag;
+  if ((merge & kMergeCase) && tag == Lower) return Upper;
+  if ((merge & kMergeNewline) && tag == Newline) return WsOther;
+  if ((merge & kMergeSlash) && tag == Slash) return Other;
+  return tag;
+}
+
+uint32_t scan_block(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t merge, ScanMasks& out) {
   out = ScanMasks{};
   const uint32_t n = avail < kScanReads ? avail : kScanReads;  // the bytes that count
   const uint32_t stop = avail < 64 ? avail : 64;
@@ -65,7 +75,7 @@ uint32_t scan_block(const uint8_t* p, uint32_t avail, uint32_t carry, ScanMasks&
   while (i < 3 && ((carry >> i) & 1)) i++;  // the end of a character from the block before
   while (i < stop) {
     uint32_t len;
-    const uint8_t tag = scan_char(p + i, n - i, &len);
+    const uint8_t tag = merged(scan_char(p + i, n - i, &len), p[i], merge);
     if (!out.start) out.first = tag;
     out.start |= uint64_t(1) << i;
     out.tag[tag] |= uint64_t(1) << i;
@@ -76,8 +86,8 @@ uint32_t scan_block(const uint8_t* p, uint32_t avail, uint32_t carry, ScanMasks&
 
 }  // namespace
 
-uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, ScanMasks* out) {
-  for (uint32_t k = 0; k < blocks; k++) carry = scan_block(p + 64 * k, avail - 64 * k, carry, out[k]);
+uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, uint32_t merge, ScanMasks* out) {
+  for (uint32_t k = 0; k < blocks; k++) carry = scan_block(p + 64 * k, avail - 64 * k, carry, merge, out[k]);
   return carry;
 }
 

@@ -33,7 +33,10 @@ namespace scan_detail {
 class BlockMasks {
  public:
   static constexpr uint32_t kChunk = 16;
-  BlockMasks(const Cursor& c, uint32_t begin) : c_(c), scan_(kernels::active().scan), q_(begin) { fill(0); }
+  BlockMasks(const Cursor& c, uint32_t begin, uint32_t merge)
+      : c_(c), scan_(kernels::active().scan), merge_(merge), q_(begin) {
+    fill(0);
+  }
   // The masks of the i-th block after the last one asked for before (i = 0 or 1); past the
   // piece's end, a block with no character.
   const ScanMasks& operator[](uint32_t i) {
@@ -51,18 +54,18 @@ class BlockMasks {
     uint32_t n = from;
     if (q_ < c_.end && c_.end - q_ >= kScanReads) {  // blocks whose reads are all in the piece: one call
       const uint32_t whole = std::min<uint32_t>(kChunk - from, (c_.end - q_ - kScanReads) / 64 + 1);
-      carry_ = scan_(c_.bytes + q_, c_.end - q_, carry_, whole, m_ + n);
+      carry_ = scan_(c_.bytes + q_, c_.end - q_, carry_, whole, merge_, m_ + n);
       q_ += 64 * whole, n += whole;
     }
     for (; n < kChunk && q_ < c_.end; q_ += 64, n++) {  // the last ones: from a copy where not readable
       const uint8_t* p = c_.bytes + q_;
       const uint32_t avail = c_.end - q_;
       if (may_read_ahead(p, kScanReads)) {
-        carry_ = scan_(p, avail, carry_, 1, m_ + n);
+        carry_ = scan_(p, avail, carry_, 1, merge_, m_ + n);
       } else {
         alignas(8) uint8_t pad[kScanReads + 1] = {};
         std::memcpy(pad, p, avail < kScanReads ? avail : kScanReads);
-        carry_ = scan_(pad, avail, carry_, 1, m_ + n);
+        carry_ = scan_(pad, avail, carry_, 1, merge_, m_ + n);
       }
     }
     for (; n < kChunk; n++) m_[n] = ScanMasks{};  // past the end
@@ -71,11 +74,21 @@ class BlockMasks {
 
   const Cursor& c_;
   ScanFn scan_;
+  uint32_t merge_;
   uint32_t q_;  // the next block to scan
   uint32_t carry_ = 0;
   uint32_t at_ = 0, count_ = 0;
   ScanMasks m_[kChunk];
 };
+
+// The ASCII tags a family's classes do not tell apart: the scan kernel merges them.
+template <class Rules>
+constexpr uint32_t merges() {
+  using namespace tables::regex;
+  constexpr const uint8_t* r = Rules::kRemap;
+  return (r[Upper] == r[Lower] ? kMergeCase : 0) | (r[Newline] == r[WsOther] ? kMergeNewline : 0) |
+         (r[Slash] == r[Other] ? kMergeSlash : 0);
+}
 
 // Class bit K of a family's remap, as a mask: the tags with that bit, or'd.
 template <class Rules, int K, size_t... T>
@@ -221,7 +234,7 @@ __attribute__((flatten)) void run_scan(const Cursor& c, uint32_t begin, pretok::
   if (c.byte_mapped) return run_blocks<Rules>(c, begin, fold);  // (every byte a character: the tag array)
   Rules rules;
   uint8_t* room = c.room;  // (nullptr once every tag is written)
-  BlockMasks masks(c, begin);
+  BlockMasks masks(c, begin, merges<Rules>());
   WindowOf<Rules> window;
   Cuts cuts(fold, begin);
   for (uint32_t q = begin; q < c.end; q += 64, masks.step()) {
