@@ -11,6 +11,7 @@
 // written there only where they are read: the whitespace run after a block that
 // NewlineRuns follows past the block's end (cl100k, o200k), and everything from the last
 // match start on before a block goes to the scalar machine (o200k's dirty blocks: rare).
+// Why that is exact, and how it is tested: docs/design/scan.md.
 #pragma once
 #include <algorithm>
 #include <cstdint>
