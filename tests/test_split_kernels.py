@@ -6,18 +6,20 @@ included) against their definitions:
   - scan and cut_pieces (cpp/kernels/scan/scan.h), which the gpt2, cl100k and o200k families
     read their blocks through: every kernel gives the pre-tokenizers the pieces the scalar
     kernel gives them, and the oracle's (cpp/selftest checks the kernels themselves)."""
+
 import contextlib
 import json
 import random
 
-import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tagpipe
-from conftest import CORPORA, KERNELS, SHARED, SIMD_KERNELS, corpus_ids, needs_shared
 from tagpipe import _core
-from tagpipe.pretokenizer import _oracle_pre_tokenizer
+
+from support.data import CORPORA, KERNELS, SHARED, SIMD_KERNELS, corpus_ids, needs_shared
+from support.strategies import oracle_pre_tokenizer
 
 MARK = "\u2581".encode()
 AFTERS = [None, b">>>>", b"a. \x81"]
@@ -26,13 +28,16 @@ AFTERS = [None, b">>>>", b"a. \x81"]
 def spec(data: bytes, after):
     """(runs, pairs, after) per 64-byte block, from the definitions in marks.h."""
     buf = bytes(3) + data + bytes(67)
-    letter = lambda x: 0x41 <= x <= 0x5A or 0x61 <= x <= 0x7A
+
+    def letter(x):
+        return 0x41 <= x <= 0x5A or 0x61 <= x <= 0x7A
+
     out = []
     for q in range(0, len(data), 64):
         runs = pairs = follows = 0
         for k in range(64):
             i = 3 + q + k
-            if buf[i:i + 3] == MARK and buf[i - 3:i] != MARK:
+            if buf[i : i + 3] == MARK and buf[i - 3 : i] != MARK:
                 runs |= 1 << k
             x, y = buf[i - 1], buf[i]
             if x < 0x80 and y < 0x80 and not (letter(x) and letter(y)):
@@ -44,15 +49,37 @@ def spec(data: bytes, after):
 
 
 def assert_masks(data: bytes, after, kernel: str):
-    got = _core.mark_masks(data, MARK, after, kernel=kernel)
+    got = _core.testing.mark_masks(data, MARK, after, kernel=kernel)
     want = spec(data, after)
     for q, (g, w) in enumerate(zip(got, want)):
         assert g == w, f"[{kernel}] block {q} of {len(data)} bytes (after={after!r}): {g} != {w}"
     assert len(got) == len(want)
 
 
-PIECES = [MARK, MARK * 2, MARK * 3, MARK[:1], MARK[1:], b"a", b"Z", b"@", b"[", b"`", b"{", b">", b".", b" ",
-          b"\n", b"0", b"\x00", b"\x7f", b"\x80", b"\xc3\xa9", "中".encode(), b"\xff"]
+PIECES = [
+    MARK,
+    MARK * 2,
+    MARK * 3,
+    MARK[:1],
+    MARK[1:],
+    b"a",
+    b"Z",
+    b"@",
+    b"[",
+    b"`",
+    b"{",
+    b">",
+    b".",
+    b" ",
+    b"\n",
+    b"0",
+    b"\x00",
+    b"\x7f",
+    b"\x80",
+    b"\xc3\xa9",
+    "中".encode(),
+    b"\xff",
+]
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
@@ -82,8 +109,9 @@ def test_corpora_as_metaspace_writes_them(kernel, corpus):
 
 # -- the find kernel (the added-token splitter's search for its tokens' first bytes) -------
 
+
 def assert_found(data: bytes, byte_set: bytes, kernel: str):
-    got = _core.find_bytes(data, byte_set, kernel=kernel)
+    got = _core.testing.find_bytes(data, byte_set, kernel=kernel)
     padded = data + bytes(64)
     want = [sum(1 << k for k in range(64) if padded[q + k] in byte_set) for q in range(0, len(data), 64)]
     assert got == want, f"[{kernel}] {len(data)} bytes, set {byte_set!r}"
@@ -105,6 +133,7 @@ def test_find_on_corpora(kernel, corpus):
 
 
 # -- the regex families read through the scan kernel (pretokenize/fsm/scan_blocks.h) -------
+
 
 def _section(model: str):
     return json.loads((SHARED / "tokenizers" / model / "tokenizer.json").read_text(encoding="utf-8"))["pre_tokenizer"]
@@ -155,10 +184,45 @@ def _texts(seed: int) -> list[str]:
     """Every length 0..260 of text drawn from the characters and fragments the families
     tell apart (every other text ASCII only), and longer texts (several 1 kB chunks of
     blocks) of the same."""
-    pool = list("aZsStTrRlLdDmMvVeE01239 '\n\r\t.,;/_-(){}") + ["  ", "\n    ", "'s", "'ll", "\u00e9", "\u00c9",
-           "\u0301", "\u0663", "\u4e2d", "\u3000", "\u2028", "\u00a0", "\u0085", "\U0001F600", "\uff11", "\u00b2",
-           "\u017f", "\u02b0", "\u01c5", "\u0416", "\u0436", "\u0915\u093e", "\u200d", "\u2019",
-           ".\n/", "\n/", "./", "//", "\r\n", "'S", "'RE", "AB", "Bc", "\u4e2dB", "\u02b0B", "1234", "\u0301\u0301"]
+    pool = list("aZsStTrRlLdDmMvVeE01239 '\n\r\t.,;/_-(){}") + [
+        "  ",
+        "\n    ",
+        "'s",
+        "'ll",
+        "\u00e9",
+        "\u00c9",
+        "\u0301",
+        "\u0663",
+        "\u4e2d",
+        "\u3000",
+        "\u2028",
+        "\u00a0",
+        "\u0085",
+        "\U0001f600",
+        "\uff11",
+        "\u00b2",
+        "\u017f",
+        "\u02b0",
+        "\u01c5",
+        "\u0416",
+        "\u0436",
+        "\u0915\u093e",
+        "\u200d",
+        "\u2019",
+        ".\n/",
+        "\n/",
+        "./",
+        "//",
+        "\r\n",
+        "'S",
+        "'RE",
+        "AB",
+        "Bc",
+        "\u4e2dB",
+        "\u02b0B",
+        "1234",
+        "\u0301\u0301",
+    ]
     ascii = [c for c in pool if c.isascii()]  # (blocks the block rules decide alone: no fallback)
     rng = random.Random(seed)
     texts = ["".join(rng.choice(pool if n % 2 else ascii) for _ in range(n))[:n] for n in range(261)]
@@ -178,7 +242,9 @@ def test_families_equal_scalar_on_every_kernel(family):
         with _kernel(kernel):
             got = _pieces(pt, texts)
         for k, (g, w) in enumerate(zip(got, want)):
-            assert g == w, f"[{kernel}] {family}: pieces differ from the scalar kernel's on text #{k} ({texts[k][:80]!r}...)"
+            assert g == w, (
+                f"[{kernel}] {family}: pieces differ from the scalar kernel's on text #{k} ({texts[k][:80]!r}...)"
+            )
 
 
 @needs_shared
@@ -186,7 +252,7 @@ def test_families_equal_scalar_on_every_kernel(family):
 @pytest.mark.parametrize("family", list(FAMILY_SECTIONS))
 def test_families_equal_oracle_on_every_kernel(family, kernel):
     section = FAMILY_SECTIONS[family]()
-    pt, oracle = _native(section), _oracle_pre_tokenizer(section)
+    pt, oracle = _native(section), oracle_pre_tokenizer(section)
     texts = _texts(11)[::5] + [c.read_text(encoding="utf-8")[:8_000] for c in CORPORA]
     with _kernel(kernel):
         for t in texts:

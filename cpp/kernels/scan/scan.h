@@ -13,8 +13,9 @@
 // that is not part of a well-formed sequence is a one-byte character with the tag of U+FFFD.
 // `merge` (ScanMerge bits) folds tags of ASCII characters that the caller's classes do not
 // tell apart into one, so that those take fewer predicates.  Returns the carry for the block
-// after the last: which of its first three bytes continue a character that starts before it.  p[0..64 * (blocks - 1) + kScanReads) must be readable
-// (bytes from avail on are never counted).
+// after the last: which of its first three bytes continue a character that starts before
+// it.  p[0..64 * (blocks - 1) + kScanReads) must be readable (bytes from avail on are never
+// counted).
 //
 // Every kernel returns exactly what the scalar kernel returns (cpp/selftest checks).
 #pragma once
@@ -48,28 +49,12 @@ using ScanFn = uint32_t (*)(const uint8_t* p, uint32_t avail, uint32_t carry, ui
 // has room for 2 * (64 * blocks + 9) values (past the last piece's, garbage).
 using CutPiecesFn = uint32_t (*)(const uint64_t* cuts, uint32_t blocks, uint32_t q0, uint32_t from, uint32_t* out);
 
+// The scalar kernel's character reader (scan_scalar.h), declared here because the block
+// driver (pretokenize/fsm/scan_blocks.h) reads the characters the masks leave to it.
 namespace scalar {
-uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, uint32_t merge, ScanMasks* out);
-uint32_t cut_pieces(const uint64_t* cuts, uint32_t blocks, uint32_t q0, uint32_t from, uint32_t* out);
 // One character: the tag of the one that starts at s[0] (s[0..n) the piece's bytes from
 // there, n > 0), and its length in *len (no merge).
 uint8_t scan_char(const uint8_t* s, uint32_t n, uint32_t* len);
-}
-namespace sse42 {
-uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, uint32_t merge, ScanMasks* out);
-uint32_t cut_pieces(const uint64_t* cuts, uint32_t blocks, uint32_t q0, uint32_t from, uint32_t* out);
-}
-namespace avx2 {
-uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, uint32_t merge, ScanMasks* out);
-uint32_t cut_pieces(const uint64_t* cuts, uint32_t blocks, uint32_t q0, uint32_t from, uint32_t* out);
-}
-namespace avx512 {
-uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, uint32_t merge, ScanMasks* out);
-uint32_t cut_pieces(const uint64_t* cuts, uint32_t blocks, uint32_t q0, uint32_t from, uint32_t* out);
-}
-namespace neon {
-uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, uint32_t merge, ScanMasks* out);
-uint32_t cut_pieces(const uint64_t* cuts, uint32_t blocks, uint32_t q0, uint32_t from, uint32_t* out);
-}
+}  // namespace scalar
 
 }  // namespace tagpipe

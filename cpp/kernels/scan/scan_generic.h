@@ -1,5 +1,6 @@
 // The scan algorithm, written once for every SIMD architecture (see scan.h).
-// Included by scan_<arch>.cpp after simd/<arch>.h, with TAGPIPE_ARCH set.
+// Included by arch/<isa>.cpp after simd/<isa>.h, with TAGPIPE_ARCH set to the ISA, and
+// after kernels/scan/lead_tables.h (outside the target region: its tables are shared).
 //
 // ASCII bytes get their tags from byte predicates, one mask each (the regex alphabet's
 // ASCII tags are ranges and single bytes: the generated table is checked against them
@@ -63,7 +64,7 @@ TAGPIPE_ALWAYS_INLINE uint64_t ascii_tags(const simd8x64& v, uint64_t in, ScanMa
 }
 
 // Length of the well-formed sequence at p[j] (p[0..n) count), 0 if there is none (as
-// scan_scalar.cpp).
+// scan_scalar.h).
 TAGPIPE_ALWAYS_INLINE uint32_t sequence_length(const uint8_t* p, uint32_t n, uint32_t j) {
   const uint8_t b0 = p[j];
   uint32_t len;
