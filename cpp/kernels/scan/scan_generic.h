@@ -180,7 +180,7 @@ TAGPIPE_ALWAYS_INLINE uint32_t scan_block(const uint8_t* p, uint32_t avail, uint
     const uint32_t j = uint32_t(__builtin_ctzll(m.start));
     m.first = p[j] < 0x80 ? ascii_tag<Merge>(p[j])
               : sequence_length(p, avail < kScanReads ? avail : kScanReads, j) ? scan_tables::lead_tag_checked(p + j)
-                                                                             : tables::regex::Other;
+                                                                             : uint8_t(tables::regex::Other);
   }
   return next;
 }

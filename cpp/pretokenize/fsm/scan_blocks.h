@@ -87,8 +87,8 @@ template <class Rules>
 constexpr uint32_t merges() {
   using namespace tables::regex;
   constexpr const uint8_t* r = Rules::kRemap;
-  return (r[Upper] == r[Lower] ? kMergeCase : 0) | (r[Newline] == r[WsOther] ? kMergeNewline : 0) |
-         (r[Slash] == r[Other] ? kMergeSlash : 0);
+  return (r[Upper] == r[Lower] ? uint32_t(kMergeCase) : 0) | (r[Newline] == r[WsOther] ? uint32_t(kMergeNewline) : 0) |
+         (r[Slash] == r[Other] ? uint32_t(kMergeSlash) : 0);
 }
 
 // Class bit K of a family's remap, as a mask: the tags with that bit, or'd.
