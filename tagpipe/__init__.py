@@ -6,6 +6,14 @@ section alone; :func:`classify` is the tag stream every stage reads, on every ke
 CPU runs (:func:`kernels`).
 """
 
+from tagpipe import _core
+
+if getattr(_core, "__file__", None) is None:  # only tagpipe/_core/ (the stubs) was found
+    raise ImportError(
+        "tagpipe's native extension tagpipe._core is not built (no _core*.so beside "
+        f"{__file__}): install with `pip install .`, or build it (CONTRIBUTING.md)"
+    )
+
 from tagpipe._delegate import DelegationError, delegation_disabled
 from tagpipe._kernels import KernelInfo, kernels, set_kernel
 from tagpipe._kernels import _apply_env as _apply_kernel_env

@@ -44,7 +44,7 @@ class _Accelerated:
         self.hf = hf
         self.original = hf._encode_plus
         self.vocab_size = backend.get_vocab_size(with_added_tokens=True)
-        self.prefix, self.suffix = self.tok._special_ids
+        self.prefix, self.suffix = self.tok.special_ids
         self.stats = {"tagpipe": 0, "original": 0}
 
     def why_not(

@@ -35,7 +35,7 @@ class Alphabet:
 
 
 def alphabets() -> dict[str, Alphabet]:
-    """Every tag alphabet, by name ("regex", "deepseek", "unicode", "scripts")."""
+    """Every tag alphabet, by name ("regex", "deepseek", "unicode", "scripts", "nfc")."""
     return {name: Alphabet(name, tuple(tags), fffd) for name, (tags, fffd) in _core.alphabets().items()}
 
 

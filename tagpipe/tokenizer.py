@@ -90,6 +90,17 @@ class Tokenizer:
         """The tokenizer.json text this tokenizer was built from."""
         return self._json
 
+    @property
+    def options(self) -> dict[str, Any]:
+        """The keyword arguments this tokenizer was built with (cache_bytes, metaspace_runs)."""
+        return dict(self._options)
+
+    @property
+    def special_ids(self) -> tuple[list[int], list[int]]:
+        """The ids the post-processor puts before and after one sequence, when native
+        (both empty for a delegated tokenizer)."""
+        return list(self._special_ids[0]), list(self._special_ids[1])
+
     @functools.cached_property
     def sha256(self) -> str:
         """The sha256 (hex) of `to_str()`'s UTF-8: the name of this tokenizer in manifests,
@@ -361,7 +372,7 @@ class Tokenizer:
         went to the model (`miss_rate`: missed the word cache, and were not a vocabulary
         string the word seed knows) and the nanoseconds one such miss took (`ns_per_miss`:
         the time of the batched misses -- the word seed's probes, the model, the cache
-        inserts -- over their number)."""
+        inserts -- over their number; NaN when nothing missed)."""
         if self._native is None:
             raise DelegationError("a delegated tokenizer has no native stages to profile")
         texts = list(texts)
@@ -369,7 +380,7 @@ class Tokenizer:
         ns = self._native.profile(texts, add_special_tokens)
         out = {k: ns[k] / nbytes for k in ("normalize", "split", "model")}
         out["miss_rate"] = ns["misses"] / max(1, ns["pieces"])
-        out["ns_per_miss"] = ns["miss_ns"] / max(1, ns["misses"])
+        out["ns_per_miss"] = ns["miss_ns"] / ns["misses"] if ns["misses"] else float("nan")  # (none: undefined)
         return out
 
     @property

@@ -13,6 +13,9 @@ own layer and those below.  A new module fails the test until it is placed in th
 from __future__ import annotations
 
 import ast
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -178,3 +181,13 @@ def test_no_module_imports_a_layer_above_its_own():
 def test_imports_are_resolved(source, expected):
     assert {m for m, _ in imports("tagpipe.cli.main", source, False, FILES)} == expected
     assert {m for m, _ in imports("tagpipe.cli", "from . import bench\n", True, FILES)} == {"tagpipe.cli.bench"}
+
+
+def test_a_missing_extension_is_named_not_a_namespace_package(tmp_path):
+    """tagpipe/_core/ holds only the stubs: without the built _core*.so, importing tagpipe must
+    say so instead of handing out the stub directory as an empty namespace package."""
+    package = Path(__file__).resolve().parents[1] / "tagpipe"
+    shutil.copytree(package, tmp_path / "tagpipe", ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
+    run = subprocess.run([sys.executable, "-c", "import tagpipe"], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode != 0
+    assert "native extension tagpipe._core is not built" in run.stderr

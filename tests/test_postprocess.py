@@ -265,3 +265,19 @@ def test_native_cut_does_not_hide_an_error_after_the_limit():
         tok.encode("a b ab zz")
     with pytest.raises(type(oracle_error.value)):
         tok.encode_batch_flat(["a b", "a b ab zz"])
+
+
+@needs_shared
+def test_special_ids_and_options_are_the_templates_and_the_arguments():
+    """special_ids are the ids the oracle's template puts around one sequence (a BERT: [CLS] ... [SEP])."""
+    path = SHARED / "tokenizers" / "all-minilm-l6-v2" / "tokenizer.json"
+    tok = tagpipe.Tokenizer.from_file(path, cache_bytes=1 << 20, metaspace_runs=False)
+    oracle = tokenizers.Tokenizer.from_file(str(path))
+    oracle.no_padding()  # (this file pads to 128: the template alone is compared)
+    ids = oracle.encode("hello").ids
+    body = oracle.encode("hello", add_special_tokens=False).ids
+    prefix, suffix = tok.special_ids
+    assert prefix + body + suffix == ids and prefix and suffix
+    assert tok.options == {"cache_bytes": 1 << 20, "metaspace_runs": False}
+    tok.options["cache_bytes"] = 0  # a copy: the tokenizer's own options stay
+    assert tok.options["cache_bytes"] == 1 << 20

@@ -151,7 +151,7 @@ class ColumnEncoder:
                 PICKLE_FORMAT,
                 tok.to_str(),
                 tokenizer_sha256(tok),
-                dict(tok._options),
+                tok.options,
                 dict(self._settings),
                 __version__,
             ),

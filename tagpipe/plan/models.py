@@ -26,7 +26,9 @@ def plan_model(model: spec.Model, byte_level: bool, cache_bytes: int, plan: Plan
                 "unk_token is not in the vocabulary (the oracle fails on the first unknown character)",
             )
         else:
-            plan.add("model", f"BPE({len(model.vocab)} tokens, {len(model.merges)} merges)", True, "native, " + cache)
+            plan.add(
+                "model", f"BPE({len(model.vocab)} tokens, {len(model.merges)} merges)", True, "merges by rank, " + cache
+            )
     elif isinstance(model, spec.WordPiece):
         plan.add(
             "model",

@@ -74,7 +74,9 @@ class _Planner:
 
 
 def _prepend(p: _Planner, n: spec.Prepend, path: str) -> None:
-    p.native(path, f"Prepend({n.prepend!r})", "native", NormalizerStep(kind=Kind.Prepend, a=n.prepend))
+    p.native(
+        path, f"Prepend({n.prepend!r})", "prefix copied before each gap", NormalizerStep(kind=Kind.Prepend, a=n.prepend)
+    )
 
 
 def _replace(p: _Planner, n: spec.Replace, path: str) -> None:
@@ -137,7 +139,7 @@ def _strip(p: _Planner, n: spec.Strip, path: str) -> None:
     p.native(
         path,
         f"Strip(left={n.strip_left}, right={n.strip_right})",
-        "native",
+        "Unicode White_Space trimmed",
         NormalizerStep(kind=Kind.Strip, strip_left=n.strip_left, strip_right=n.strip_right),
     )
 
