@@ -95,7 +95,7 @@ class Stage {
 std::unique_ptr<Stage> make_stage(const StageSpec& spec);
 
 struct PreTokenized {
-  Text text;                  // the content the pieces index (the input unless rewritten)
+  Text text;  // the content the pieces index (the input unless rewritten)
   std::vector<Piece> pieces;
   // The input bytes [begin, end) a piece came from: whole characters, as Hugging Face's
   // alignments give them.

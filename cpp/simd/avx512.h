@@ -123,9 +123,7 @@ struct LeadLanes {
   TAGPIPE_ALWAYS_INLINE bool empty(int) const { return false; }
   TAGPIPE_ALWAYS_INLINE const uint8_t* src(int k) const { return packed[k]; }
   TAGPIPE_ALWAYS_INLINE uint8_t* out() { return tags; }
-  TAGPIPE_ALWAYS_INLINE simd8x64 result() const {
-    return {_mm512_maskz_expand_epi8(lead, _mm512_load_si512(tags))};
-  }
+  TAGPIPE_ALWAYS_INLINE simd8x64 result() const { return {_mm512_maskz_expand_epi8(lead, _mm512_load_si512(tags))}; }
 };
 
 }  // namespace tagpipe::avx512

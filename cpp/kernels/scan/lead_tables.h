@@ -12,7 +12,7 @@
 
 namespace tagpipe::scan_tables {
 
-constexpr uint8_t kBad = 0xFE;    // not a scalar value: an overlong or a surrogate (lead_tag_checked)
+constexpr uint8_t kBad = 0xFE;  // not a scalar value: an overlong or a surrogate (lead_tag_checked)
 
 constexpr uint8_t tag_of(uint32_t cp) {
   using namespace tables::regex;
@@ -71,7 +71,8 @@ inline uint8_t lead_tag_checked(const uint8_t* s) {
     const uint8_t t = three_byte_tag(s, bad);
     return bad & kBadBlock ? kBad : t;
   }
-  const uint32_t cp = ((b0 & 0x07) << 18) | (uint32_t(s[1] & 0x3F) << 12) | (uint32_t(s[2] & 0x3F) << 6) | (s[3] & 0x3F);
+  const uint32_t cp =
+      ((b0 & 0x07) << 18) | (uint32_t(s[1] & 0x3F) << 12) | (uint32_t(s[2] & 0x3F) << 6) | (s[3] & 0x3F);
   return cp < 0x10000 || cp > 0x10FFFF ? kBad : tag_of(cp);
 }
 

@@ -16,15 +16,15 @@ namespace {
 constexpr bool ascii_predicates_hold() {
   using namespace tables::regex;
   for (int b = 0; b < 128; b++) {
-    const int want = b >= 'A' && b <= 'Z'          ? Upper
-                     : b >= 'a' && b <= 'z'        ? Lower
-                     : b >= '0' && b <= '9'        ? Digit
-                     : b == ' '                    ? Space
-                     : b == '\n' || b == '\r'      ? Newline
-                     : b >= 9 && b <= 13           ? WsOther
-                     : b == '\''                   ? Apostrophe
-                     : b == '/'                    ? Slash
-                                                   : Other;
+    const int want = b >= 'A' && b <= 'Z'     ? Upper
+                     : b >= 'a' && b <= 'z'   ? Lower
+                     : b >= '0' && b <= '9'   ? Digit
+                     : b == ' '               ? Space
+                     : b == '\n' || b == '\r' ? Newline
+                     : b >= 9 && b <= 13      ? WsOther
+                     : b == '\''              ? Apostrophe
+                     : b == '/'               ? Slash
+                                              : Other;
     if (kAscii[b] != want) return false;
   }
   return tables::regex::kFffdTag == Other;
@@ -57,8 +57,8 @@ TAGPIPE_ALWAYS_INLINE uint64_t ascii_tags(const simd8x64& v, uint64_t in, ScanMa
   }
   m.tag[Apostrophe] = v.eq('\'') & in;
   m.tag[Slash] = Merge & kMergeSlash ? 0 : v.eq('/') & in;
-  const uint64_t named = m.tag[Upper] | m.tag[Lower] | m.tag[Digit] | m.tag[Space] | m.tag[Newline] |
-                         m.tag[WsOther] | m.tag[Apostrophe] | m.tag[Slash];
+  const uint64_t named = m.tag[Upper] | m.tag[Lower] | m.tag[Digit] | m.tag[Space] | m.tag[Newline] | m.tag[WsOther] |
+                         m.tag[Apostrophe] | m.tag[Slash];
   m.tag[Other] = in & ~hi & ~named;
   return hi;
 }
@@ -173,14 +173,14 @@ TAGPIPE_ALWAYS_INLINE uint32_t scan_block(const uint8_t* p, uint32_t avail, uint
     m.first = ascii_tag<Merge>(p[0]);
     return 0;
   }
-  const uint32_t next = __builtin_popcountll(hi) <= 8 ? sparse(p, avail, in, hi, carry, m)
-                                                      : dense(p, v, avail, in, hi, carry, m);
+  const uint32_t next =
+      __builtin_popcountll(hi) <= 8 ? sparse(p, avail, in, hi, carry, m) : dense(p, v, avail, in, hi, carry, m);
   m.first = 0;
   if (m.start) {  // (the tag of the character at the first start: a lead's, an ASCII byte's, or U+FFFD's)
     const uint32_t j = uint32_t(__builtin_ctzll(m.start));
-    m.first = p[j] < 0x80 ? ascii_tag<Merge>(p[j])
+    m.first = p[j] < 0x80                                                      ? ascii_tag<Merge>(p[j])
               : sequence_length(p, avail < kScanReads ? avail : kScanReads, j) ? scan_tables::lead_tag_checked(p + j)
-                                                                             : uint8_t(tables::regex::Other);
+                                                                               : uint8_t(tables::regex::Other);
   }
   return next;
 }
@@ -195,14 +195,22 @@ uint32_t scan_blocks(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t 
 
 uint32_t scan(const uint8_t* p, uint32_t avail, uint32_t carry, uint32_t blocks, uint32_t merge, ScanMasks* out) {
   switch (merge & kMergeAll) {  // (one loop per set of merges, each with its predicates only)
-    case 0: return scan_blocks<0>(p, avail, carry, blocks, out);
-    case 1: return scan_blocks<1>(p, avail, carry, blocks, out);
-    case 2: return scan_blocks<2>(p, avail, carry, blocks, out);
-    case 3: return scan_blocks<3>(p, avail, carry, blocks, out);
-    case 4: return scan_blocks<4>(p, avail, carry, blocks, out);
-    case 5: return scan_blocks<5>(p, avail, carry, blocks, out);
-    case 6: return scan_blocks<6>(p, avail, carry, blocks, out);
-    default: return scan_blocks<7>(p, avail, carry, blocks, out);
+    case 0:
+      return scan_blocks<0>(p, avail, carry, blocks, out);
+    case 1:
+      return scan_blocks<1>(p, avail, carry, blocks, out);
+    case 2:
+      return scan_blocks<2>(p, avail, carry, blocks, out);
+    case 3:
+      return scan_blocks<3>(p, avail, carry, blocks, out);
+    case 4:
+      return scan_blocks<4>(p, avail, carry, blocks, out);
+    case 5:
+      return scan_blocks<5>(p, avail, carry, blocks, out);
+    case 6:
+      return scan_blocks<6>(p, avail, carry, blocks, out);
+    default:
+      return scan_blocks<7>(p, avail, carry, blocks, out);
   }
 }
 

@@ -22,7 +22,7 @@ uint32_t match_end(const Cursor& c, uint32_t i) {
     if (uint32_t e = contraction(c, i, false)) return e;
   uint32_t s = i;
   if (t == Space && i + 1 < c.end) s = i + 1;  // ` ?` takes the space if what follows fits
-  for (TagSet run : {kL, kN, kOther})           // ` ?\p{L}+`, ` ?\p{N}+`, ` ?[^\s\p{L}\p{N}]+`
+  for (TagSet run : {kL, kN, kOther})          // ` ?\p{L}+`, ` ?\p{N}+`, ` ?[^\s\p{L}\p{N}]+`
     if (c.in(s, run & ~bits(Cont))) return c.run(s, run);
   // s == i + 1 after a space only if nothing above took it; then the space is whitespace.
   return ws_lookahead(c, i, c.run(i, kWs));  // \s+(?!\S)|\s+

@@ -7,8 +7,8 @@ namespace tagpipe::fsm {
 
 namespace {
 // name, alphabet, run, run_scalar, the tags its matches start at (where not every one),
-// and whether run fills the tags it reads.  Every family is exact on ByteLevel-mapped text too: none reads a non-ASCII literal
-// there (cursor.h, contraction()).
+// and whether run fills the tags it reads.  Every family is exact on ByteLevel-mapped text too: none reads a non-ASCII
+// literal there (cursor.h, contraction()).
 const Pattern kPatterns[] = {
     {"gpt2", AlphabetId::regex, gpt2, gpt2_scalar, 0, 0, true},
     {"cl100k", AlphabetId::regex, cl100k, cl100k_scalar, 0, 0, true},

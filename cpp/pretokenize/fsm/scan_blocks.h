@@ -111,7 +111,7 @@ TAGPIPE_ALWAYS_INLINE void each_class(F&& f, std::index_sequence<K...>) {
 // `after`: whether the first character past the block is.
 TAGPIPE_ALWAYS_INLINE uint64_t next_char(const Bits& b, uint64_t x, bool after) {
   uint64_t t = (x >> 1) | (uint64_t(after) << 63);  // at the last byte of each character
-  const uint64_t inside = b.cont >> 1;               // byte j + 1 continues the character at j
+  const uint64_t inside = b.cont >> 1;              // byte j + 1 continues the character at j
   for (int k = 0; k < 3; k++) t |= (t >> 1) & inside;
   return t & b.start;
 }
