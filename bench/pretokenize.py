@@ -1,11 +1,14 @@
 """Pre-tokenization throughput: tagpipe's native span path vs the oracle, single thread.
 
     python -m bench.pretokenize [--models gpt2 llama3 gpt-4o all-minilm-l6-v2] [--rounds 5]
+                                [--kernel avx2]
 
-tagpipe is timed natively (bench/native.py, time_pretokenizer: only the pre-tokenizer calls, byte
-ranges out, 10 kB documents); the oracle through `pre_tokenize_str`, the only entry it
-has (its time includes building its Python list).  Every timed slice is verified: the
-pieces tagpipe returns must equal the oracle's, document by document.
+tagpipe is timed natively (bench/native.py, time_pretokenizer: only the pre-tokenizer calls,
+byte ranges out, 10 kB documents) on the active kernel (`--kernel`, or TAGPIPE_KERNEL; the
+header names it); the oracle through `pre_tokenize_str`, the only entry it has (its time
+includes building its Python list).  Every timed slice is verified: the pieces tagpipe
+returns must equal the oracle's, document by document, and every kernel this CPU runs
+must give the scalar kernel's pieces (contents, ranges and origins).
 """
 
 from __future__ import annotations
@@ -38,12 +41,31 @@ def engines(model: str) -> list[harness.Engine]:
         for d in docs:
             if ours.pre_tokenize_str(d) != oracle.pre_tokenize_str(d):
                 return "pieces differ from the oracle"
-        return None
+        return kernels_disagree(ours, docs)
 
     return [
         harness.Engine("tagpipe", run_ours, verify_ours),
         harness.Engine("tokenizers", harness.per_call(oracle.pre_tokenize_str)),
     ]
+
+
+def kernels_disagree(ours, docs) -> str | None:
+    """None if every available kernel gives the scalar kernel's pieces for `docs`."""
+    timed = tagpipe.kernels().active
+
+    def run(kernel):
+        tagpipe.set_kernel(kernel)
+        out = [ours.pre_tokenize(d) for d in docs]
+        return [(r.content, r.pieces.tobytes(), r.offsets.tobytes()) for r in out]
+
+    try:
+        want = run("scalar")
+        for kernel in tagpipe.kernels().available:
+            if kernel != "scalar" and run(kernel) != want:
+                return f"the {kernel} kernel's pieces differ from the scalar kernel's"
+    finally:
+        tagpipe.set_kernel(timed)
+    return None
 
 
 def main(argv=None) -> int:
@@ -53,8 +75,11 @@ def main(argv=None) -> int:
     ap.add_argument("--models", nargs="*", default=["gpt2", "llama3", "gpt-4o", "all-minilm-l6-v2"])
     ap.add_argument("--corpora", nargs="*", default=harness.CORPORA)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--kernel", help="the kernel to time (default: the active one)")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args(argv)
+    if args.kernel:
+        tagpipe.set_kernel(args.kernel)
     parts, ok = [], True
     for model in args.models:
         print(f"{model}: MB/s per round")

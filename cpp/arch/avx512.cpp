@@ -9,6 +9,7 @@
 #include "arch/sse42.h"
 #include "dispatch/cpu.h"
 #include "kernels/kernels.h"
+#include "kernels/scan/lead_tables.h"
 
 // The instructions the region may use: what dispatch/cpu.cpp checks for avx512.
 TAGPIPE_TARGET_REGION_BEGIN("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,avx2,bmi,bmi2,popcnt,lzcnt")
@@ -18,6 +19,7 @@ TAGPIPE_TARGET_REGION_BEGIN("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,av
 #include "kernels/classify/classify_generic.h"
 #include "kernels/find/find_generic.h"
 #include "kernels/marks/marks_generic.h"
+#include "kernels/scan/scan_generic.h"
 #include "kernels/window/window_generic.h"
 #undef TAGPIPE_ARCH
 TAGPIPE_TARGET_REGION_END
@@ -35,6 +37,8 @@ extern const kernels::Kernel kKernel = {
     marks,
     find_bytes,
     sse42::transcode,  // (arch/sse42.h)
+    scan,
+    cut_pieces,
 };
 
 }  // namespace tagpipe::avx512

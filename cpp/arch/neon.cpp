@@ -7,6 +7,7 @@
 
 #include "dispatch/cpu.h"
 #include "kernels/kernels.h"
+#include "kernels/scan/lead_tables.h"
 #include "simd/neon.h"
 
 #define TAGPIPE_ARCH neon
@@ -15,6 +16,7 @@
 #include "kernels/find/find_generic.h"
 #include "kernels/marks/marks_generic.h"
 #include "kernels/replace/replace_generic.h"
+#include "kernels/scan/scan_generic.h"
 #include "kernels/transcode/transcode_generic.h"
 #include "kernels/window/window_generic.h"
 #undef TAGPIPE_ARCH
@@ -32,6 +34,8 @@ extern const kernels::Kernel kKernel = {
     marks,
     find_bytes,
     transcode,
+    scan,
+    cut_pieces,
 };
 
 }  // namespace tagpipe::neon

@@ -6,6 +6,7 @@
 #include "kernels/kernels.h"
 #include "kernels/marks/marks_scalar.h"
 #include "kernels/replace/replace_scalar.h"
+#include "kernels/scan/scan_scalar.h"
 #include "kernels/transcode/transcode_scalar.h"
 #include "kernels/window/window_scalar.h"
 
@@ -22,6 +23,8 @@ extern const kernels::Kernel kKernel = {
     marks,
     find_bytes,
     transcode,
+    scan,
+    cut_pieces,
 };
 
 }  // namespace tagpipe::scalar

@@ -8,6 +8,7 @@
 #include "arch/sse42.h"
 #include "dispatch/cpu.h"
 #include "kernels/kernels.h"
+#include "kernels/scan/lead_tables.h"
 
 // The instructions the region may use: what dispatch/cpu.cpp checks for sse42.
 TAGPIPE_TARGET_REGION_BEGIN("sse4.2,ssse3,popcnt")
@@ -18,6 +19,7 @@ TAGPIPE_TARGET_REGION_BEGIN("sse4.2,ssse3,popcnt")
 #include "kernels/find/find_generic.h"
 #include "kernels/marks/marks_generic.h"
 #include "kernels/replace/replace_generic.h"
+#include "kernels/scan/scan_generic.h"
 #include "kernels/transcode/transcode_generic.h"
 #include "kernels/window/window_generic.h"
 #undef TAGPIPE_ARCH
@@ -36,6 +38,8 @@ extern const kernels::Kernel kKernel = {
     marks,
     find_bytes,
     transcode,
+    scan,
+    cut_pieces,
 };
 
 }  // namespace tagpipe::sse42

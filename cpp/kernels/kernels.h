@@ -19,6 +19,7 @@
 #include "kernels/find/find.h"
 #include "kernels/marks/marks.h"
 #include "kernels/replace/replace.h"
+#include "kernels/scan/scan.h"
 #include "kernels/transcode/transcode.h"
 #include "kernels/window/window.h"
 
@@ -34,6 +35,8 @@ struct Kernel {
   MarksFn marks;
   FindBytesFn find_bytes;
   TranscodeFn transcode;
+  ScanFn scan;
+  CutPiecesFn cut_pieces;
 };
 
 }  // namespace tagpipe::kernels

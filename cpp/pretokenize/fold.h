@@ -20,6 +20,10 @@ class Fold {
   // Every segment is a piece of its own (Isolated, not inverted): a pattern may then
   // report a gap as a match.
   bool plain() const { return plain_; }
+  // For a pattern that reports only matches, none empty: the output when each of them is
+  // a piece of its own -- plain, or Removed and inverted (the matches kept) -- so that the
+  // pattern may append them itself; else nullptr.
+  std::vector<Piece>* match_pieces() { return plain_ || (behavior_ == Behavior::Removed && invert_) ? &out_ : nullptr; }
 
   // The next segment [begin, end); segments arrive in order and cover the piece.
   inline __attribute__((always_inline)) void segment(uint32_t begin, uint32_t end, bool is_match) {

@@ -7,13 +7,13 @@
 
 #include "alphabet_regex.h"
 #include "alphabet_scripts.h"
-#include "kernels/boundaries/boundaries.h"
 #include "common/read_ahead.h"
 #include "common/replace_byte.h"
 #include "dispatch/kernels.h"
+#include "kernels/boundaries/boundaries.h"
+#include "pretokenize/bytelevel.h"
 #include "pretokenize/fsm/patterns.h"
 #include "pretokenize/fsm/runs.h"
-#include "pretokenize/bytelevel.h"
 
 namespace tagpipe::pretok {
 namespace {
@@ -128,13 +128,15 @@ void with_starts(const Text& text, const uint8_t* tags, const std::vector<Piece>
 class PatternStage final : public Stage {
  public:
   PatternStage(const fsm::Pattern* p, Behavior b, bool invert) : p_(p), behavior_(b), invert_(invert) {}
+  bool keeps_nonempty() const override { return true; }  // (the fold drops empty pieces)
   void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
-    const uint8_t* tags = scratch.tags(text, p_->alphabet);
+    uint8_t* const room = p_->fills_tags && !text.byte_mapped ? scratch.tag_room(text, p_->alphabet) : nullptr;
+    const uint8_t* tags = room ? room : scratch.tags(text, p_->alphabet);
     std::vector<Piece>& out = scratch.pieces_out;
     out.clear();
     Fold fold(behavior_, invert_, out);
     with_starts(text, tags, pieces, p_->start_lo, p_->start_hi, fold, [&](const Piece& piece) {
-      p_->run(fsm::Cursor{tags, text.bytes, piece.end, text.byte_mapped}, piece.begin, fold);
+      p_->run(fsm::Cursor{tags, text.bytes, piece.end, text.byte_mapped, room}, piece.begin, fold);
       fold.finish();
     });
     pieces.swap(out);
@@ -257,20 +259,22 @@ class ByteLevelStage final : public Stage {
  public:
   ByteLevelStage(bool add_prefix_space, bool use_regex)
       : add_prefix_space_(add_prefix_space), regex_(use_regex ? fsm::find_pattern("gpt2") : nullptr) {}
+  bool keeps_nonempty() const override { return true; }  // (a prefix goes only before a piece's bytes)
   void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
     // (prepend() adds nothing to an empty piece)
     const char* const content = reinterpret_cast<const char*>(text.bytes);  // (rewrite moves text)
     auto wants_prefix = [&](const Piece& p) { return p.end > p.begin && content[p.begin] != ' '; };
     if (add_prefix_space_ && std::any_of(pieces.begin(), pieces.end(), wants_prefix)) {
       const bool keep = !scratch.origins_unread;
-      rewrite(text, pieces, scratch.input, scratch.input_size, keep, [&](const Piece& p, std::string& out, std::vector<Origin>& org, auto old_origin, auto old_origins) {
-        if (wants_prefix(p)) {
-          out += ' ';
-          if (keep) org.push_back(old_origin(p.begin));
-        }
-        out.append(content + p.begin, p.end - p.begin);
-        old_origins(p.begin, p.end);
-      });
+      rewrite(text, pieces, scratch.input, scratch.input_size, keep,
+              [&](const Piece& p, std::string& out, std::vector<Origin>& org, auto old_origin, auto old_origins) {
+                if (wants_prefix(p)) {
+                  out += ' ';
+                  if (keep) org.push_back(old_origin(p.begin));
+                }
+                out.append(content + p.begin, p.end - p.begin);
+                old_origins(p.begin, p.end);
+              });
       scratch.reset();
     }
     if (regex_) PatternStage(regex_, Behavior::Isolated, false).apply(text, pieces, scratch);
@@ -297,7 +301,9 @@ class ByteLevelStage final : public Stage {
 class MetaspaceStage final : public Stage {
  public:
   MetaspaceStage(std::string replacement, StageSpec::Prepend prepend, bool split)
-      : repl_(std::move(replacement)), prepend_(prepend), split_(split),
+      : repl_(std::move(replacement)),
+        prepend_(prepend),
+        split_(split),
         splitter_(repl_, Behavior::MergedWithNext, false) {}
   void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
     const bool keep = !scratch.origins_unread || repl_.size() > 4;
@@ -316,49 +322,51 @@ class MetaspaceStage final : public Stage {
       for (uint32_t k = q; k < text.size; k++)
         hits[q / 64] |= uint64_t(text.bytes[k] == ' ' || text.bytes[k] == uint8_t(r0)) << (k - q);
     }
-    rewrite(text, pieces, scratch.input, scratch.input_size, keep, [&](const Piece& p, std::string& out, std::vector<Origin>& org, auto old_origin, auto old_origins) {
-      const char* s = content + p.begin;
-      const uint32_t n = p.end - p.begin;
-      bool any = true;  // (with origins: not asked)
-      if (!keep) may_cut[size_t(&p - first)] = any = span_has(hits, p.begin, p.end);
-      if (n == 0) return;  // prepend() adds nothing to an empty piece
-      const bool starts = any && (s[0] == ' ' || (n >= repl_.size() && std::memcmp(s, repl_.data(), repl_.size()) == 0));
-      bool prepend = false;
-      if (prepend_ == StageSpec::Prepend::Always) prepend = !starts;
-      if (prepend_ == StageSpec::Prepend::First)
-        prepend = !starts && old_origin(p.begin).begin + scratch.origin_base == 0;
-      if (prepend) {
-        out += repl_;
-        if (keep) org.insert(org.end(), repl_.size(), old_origin(p.begin));
-      }
-      if (!keep) {
-        if (!any) return void(out.append(s, n));
-        return append_replacing_byte(std::string_view(s, n), ' ', repl_, out);  // (repl_: 1-4 bytes)
-      }
-      // The piece and its origins as they are, then widened in place from the back: each
-      // ' ' becomes the replacement, with the ' ''s origin on each of its bytes (not byte by
-      // byte through push_back and insert).
-      const size_t at = out.size(), base = org.size(), r = repl_.size();
-      old_origins(p.begin, p.end);
-      const size_t spaces = size_t(std::count(s, s + n, ' '));
-      out.append(s, n);
-      out.resize(at + n + spaces * (r - 1));
-      org.resize(base + n + spaces * (r - 1));
-      char* o = out.data() + at;
-      Origin* og = org.data() + base;
-      // (d - i = 1 + (r - 1) * the spaces in s[0..i]: nothing is written before it is read)
-      for (size_t i = n, d = n + spaces * (r - 1); i-- > 0;) {
-        const Origin from = og[i];
-        if (s[i] == ' ') {
-          d -= r;
-          std::memcpy(o + d, repl_.data(), r);
-          for (size_t k = 0; k < r; k++) og[d + k] = from;
-        } else {
-          o[--d] = s[i];
-          og[d] = from;
-        }
-      }
-    });
+    rewrite(text, pieces, scratch.input, scratch.input_size, keep,
+            [&](const Piece& p, std::string& out, std::vector<Origin>& org, auto old_origin, auto old_origins) {
+              const char* s = content + p.begin;
+              const uint32_t n = p.end - p.begin;
+              bool any = true;  // (with origins: not asked)
+              if (!keep) may_cut[size_t(&p - first)] = any = span_has(hits, p.begin, p.end);
+              if (n == 0) return;  // prepend() adds nothing to an empty piece
+              const bool starts =
+                  any && (s[0] == ' ' || (n >= repl_.size() && std::memcmp(s, repl_.data(), repl_.size()) == 0));
+              bool prepend = false;
+              if (prepend_ == StageSpec::Prepend::Always) prepend = !starts;
+              if (prepend_ == StageSpec::Prepend::First)
+                prepend = !starts && old_origin(p.begin).begin + scratch.origin_base == 0;
+              if (prepend) {
+                out += repl_;
+                if (keep) org.insert(org.end(), repl_.size(), old_origin(p.begin));
+              }
+              if (!keep) {
+                if (!any) return void(out.append(s, n));
+                return append_replacing_byte(std::string_view(s, n), ' ', repl_, out);  // (repl_: 1-4 bytes)
+              }
+              // The piece and its origins as they are, then widened in place from the back: each
+              // ' ' becomes the replacement, with the ' ''s origin on each of its bytes (not byte by
+              // byte through push_back and insert).
+              const size_t at = out.size(), base = org.size(), r = repl_.size();
+              old_origins(p.begin, p.end);
+              const size_t spaces = size_t(std::count(s, s + n, ' '));
+              out.append(s, n);
+              out.resize(at + n + spaces * (r - 1));
+              org.resize(base + n + spaces * (r - 1));
+              char* o = out.data() + at;
+              Origin* og = org.data() + base;
+              // (d - i = 1 + (r - 1) * the spaces in s[0..i]: nothing is written before it is read)
+              for (size_t i = n, d = n + spaces * (r - 1); i-- > 0;) {
+                const Origin from = og[i];
+                if (s[i] == ' ') {
+                  d -= r;
+                  std::memcpy(o + d, repl_.data(), r);
+                  for (size_t k = 0; k < r; k++) og[d + k] = from;
+                } else {
+                  o[--d] = s[i];
+                  og[d] = from;
+                }
+              }
+            });
     scratch.reset();
     if (!split_) return;
     if (keep) return splitter_.apply(text, pieces, scratch);
@@ -596,7 +604,7 @@ class MetaspaceRunsStage final : public Stage {
   std::string mark_;
   uint32_t m_ = 0;
   std::vector<Guard> guards_;
-  bool guard_before_[256] = {};  // the bytes some guard has right before its mark
+  bool guard_before_[256] = {};            // the bytes some guard has right before its mark
   uint8_t guard_bytes_[kAfterBytes] = {};  // (the first kAfterBytes of them, repeated to fill)
   bool every_mark_guarded_ = false;        // (more of them than that)
   bool pair_[128 * 128] = {};
@@ -620,6 +628,13 @@ const uint8_t* Scratch::tags(const Text& text, AlphabetId id) {
     }
     valid_ |= 1u << int(id);
   }
+  return b.data() + kPad;
+}
+
+uint8_t* Scratch::tag_room(const Text& text, AlphabetId id) {
+  if ((valid_ >> int(id)) & 1) return nullptr;
+  std::vector<uint8_t>& b = buf_[int(id)];
+  b.resize(text.size + 2 * kPad);
   return b.data() + kPad;
 }
 
@@ -684,7 +699,8 @@ void PreTokenizer::run(const Text& input, uint32_t origin_base, PreTokenized& ou
 
 void PreTokenizer::run(const Text& input, const std::vector<Piece>& initial, PreTokenized& out,
                        Scratch& scratch) const {
-  if (needs_origin_ || rewrites_) throw std::logic_error("PreTokenizer: initial pieces with a stage that reads origins or rewrites");
+  if (needs_origin_ || rewrites_)
+    throw std::logic_error("PreTokenizer: initial pieces with a stage that reads origins or rewrites");
   out.pieces.assign(initial.begin(), initial.end());
   apply_stages(input, 0, out, scratch);
 }
@@ -693,13 +709,23 @@ void PreTokenizer::apply_stages(const Text& input, uint32_t origin_base, PreToke
   out.text = input;
   scratch.reset();
   scratch.input = input.bytes, scratch.input_size = input.size, scratch.origin_base = origin_base;
+  // Every stage of the oracle's goes through PreTokenizedString::split, which drops empty
+  // pieces -- also the ones that do not cut (ByteLevel without its regex, ...).
+  auto any_empty = [](const std::vector<Piece>& v) {
+    uint32_t any = 0;  // (a pass with no branch on the pieces, which the compiler vectorises)
+    const Piece* p = v.data();
+    const size_t n = v.size();
+    for (size_t k = 0; k < n; k++) any |= uint32_t(p[k].begin == p[k].end);
+    return any != 0;
+  };
+  bool nonempty = !any_empty(out.pieces);
   for (size_t i = 0; i < stages_.size(); i++) {
     scratch.origins_unread = scratch.offsets_unused && !read_later_[i];
     stages_[i]->apply(out.text, out.pieces, scratch);
-    // Every stage of the oracle's goes through PreTokenizedString::split, which drops
-    // empty pieces -- also the ones that do not cut (ByteLevel without its regex, ...).
     auto& v = out.pieces;
-    v.erase(std::remove_if(v.begin(), v.end(), [](const Piece& p) { return p.begin == p.end; }), v.end());
+    if (!(nonempty && stages_[i]->keeps_nonempty()) && any_empty(v))
+      v.erase(std::remove_if(v.begin(), v.end(), [](const Piece& p) { return p.begin == p.end; }), v.end());
+    nonempty = true;
   }
 }
 

@@ -50,6 +50,9 @@ class Scratch {
  public:
   // Tags of `text` in alphabet `id` (computed on first use after reset()).
   const uint8_t* tags(const Text& text, AlphabetId id);
+  // Room for those tags, not computed, for a pattern that writes the ones it reads
+  // (fsm::Pattern::fills_tags); nullptr when tags() has them already.
+  uint8_t* tag_room(const Text& text, AlphabetId id);
   void reset() { valid_ = 0; }
   // The call's input: what a text that was never rewritten indexes.
   const uint8_t* input = nullptr;
@@ -83,13 +86,16 @@ class Stage {
   // The model cuts a long piece itself wherever a cut is exact (Bpe::cuts): a stage whose
   // cuts only serve speed may leave a piece to it (MetaspaceRuns: text mostly outside ASCII).
   virtual void model_cuts(bool) {}
+  // Whether every piece it leaves is non-empty when every piece it is given is: then the
+  // pass that drops empty pieces after it is not needed.
+  virtual bool keeps_nonempty() const { return false; }
 };
 
 // Throws std::invalid_argument for a spec this build cannot run.
 std::unique_ptr<Stage> make_stage(const StageSpec& spec);
 
 struct PreTokenized {
-  Text text;                  // the content the pieces index (the input unless rewritten)
+  Text text;  // the content the pieces index (the input unless rewritten)
   std::vector<Piece> pieces;
   // The input bytes [begin, end) a piece came from: whole characters, as Hugging Face's
   // alignments give them.

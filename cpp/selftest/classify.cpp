@@ -45,11 +45,6 @@ struct ClassifyCheck : Check {
   void run(const std::vector<uint8_t>& v) { run(v.data(), v.size()); }
 };
 
-// Bytes at which UTF-8 validity changes.
-const uint8_t kEdges[] = {0x00, 0x20, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2,
-                          0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF};
-constexpr int kNumEdges = sizeof(kEdges);
-
 // Every scalar value at every offset within a chunk: all code points in order behind a
 // prefix of 0..63 ASCII bytes, so each one lands on each offset mod 64 once.
 void every_scalar_at_every_offset(const kernels::Kernel& k, const Alphabet& a, bool quick) {

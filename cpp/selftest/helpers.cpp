@@ -1,4 +1,5 @@
 // The self-test's shared helpers: the tally, Check's report, the generators of test text.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -41,6 +42,10 @@ void append_utf8(std::vector<uint8_t>& out, uint32_t cp) {
     out.push_back(uint8_t(0x80 | (cp & 63)));
   }
 }
+
+const uint8_t kEdges[] = {0x00, 0x20, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2,
+                          0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF};
+const int kNumEdges = sizeof(kEdges);
 
 // Tags of `text` (64 zero bytes before, 80 after: the window reads up to 68 past a block start).
 std::vector<uint8_t> padded_tags(const std::vector<uint8_t>& text, const Alphabet& a) {
@@ -90,6 +95,27 @@ std::vector<uint8_t> fragment_text(std::mt19937_64& rng, size_t fragments) {
     const char* f = kFragments[rng() % (sizeof(kFragments) / sizeof(kFragments[0]))];
     v.insert(v.end(), f, f + std::strlen(f));
   }
+  return v;
+}
+
+// Texts for the scan checks: corpora-like (ascii_text, random_text, fragment_text), bytes
+// drawn from the UTF-8 edge bytes (ill-formed sequences of every kind), and any bytes.
+std::vector<uint8_t> scan_text(std::mt19937_64& rng, size_t n) {
+  std::vector<uint8_t> v;
+  switch (rng() % 6) {
+    case 0: v = ascii_text(rng, n); break;
+    case 1: v = random_text(rng, n / 2 + 1); break;
+    case 2: v = fragment_text(rng, n / 2 + 1); break;
+    case 3:
+      for (size_t i = 0; i < n; i++) v.push_back(rng() % 3 ? uint8_t("ab .\n'"[rng() % 6]) : kEdges[rng() % kNumEdges]);
+      break;
+    case 4:
+      for (size_t i = 0; i < n; i++) v.push_back(uint8_t(rng()));
+      break;
+    default:
+      while (v.size() < n) append_utf8(v, rng() % 2 ? uint32_t(rng() % 0x80) : uint32_t(0x80 + rng() % 0x2FF80));
+  }
+  v.resize(std::min(v.size(), n));  // (may cut a sequence: ill-formed, as it should be)
   return v;
 }
 

@@ -1,5 +1,7 @@
 // The other kernel families against their scalar kernels: boundaries (every run splitter),
-// window, replace, transcode, marks (MetaspaceRuns' block test) and find.
+// window, replace, transcode, marks (MetaspaceRuns' block test), find, and scan with
+// cut_pieces (the regex families' blocks from the bytes; the scalar scan also against
+// classify, its definition).
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -183,6 +185,114 @@ void check_find(const kernels::Kernel& k, bool quick) {
       std::snprintf(why, sizeof why, "masks differ: %016llx / %016llx", (unsigned long long)want,
                     (unsigned long long)got);
       c.why = why;
+    }
+  }
+}
+
+// -- the scan kernel (kernels/scan/scan.h) and cut_pieces ---
+
+namespace {
+
+// The masks of every block of `text` from `scan`, `per_call` blocks at a time where the
+// reads are in the text (as the driver calls it), the last ones from a zero-padded copy.
+std::vector<ScanMasks> scan_blocks_of(ScanFn scan, const std::vector<uint8_t>& text, uint32_t per_call,
+                                      std::vector<uint32_t>* carries = nullptr, uint32_t merge = 0) {
+  const uint32_t n = uint32_t(text.size());
+  std::vector<uint8_t> buf(text);
+  buf.resize(n + 64 + kScanReads, 0xEE);  // (garbage past the end: never counted)
+  std::vector<ScanMasks> out((n + 63) / 64);
+  uint32_t carry = 0;
+  for (uint32_t q = 0; q < n;) {
+    uint32_t blocks = std::min<uint32_t>(per_call, (n - q + 63) / 64);
+    if (n - q < kScanReads) blocks = 1;
+    carry = scan(buf.data() + q, n - q, carry, blocks, merge, &out[q / 64]);
+    q += 64 * blocks;
+    if (carries) carries->push_back(carry);
+  }
+  return out;
+}
+
+bool same_masks(const ScanMasks& a, const ScanMasks& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Kernel k's scan against scalar: every length 0..260, sequences across block ends, every
+// block count per call, every set of merges.
+void check_scan_masks(const kernels::Kernel& k, bool quick) {
+  Check c{k, alphabet(AlphabetId::regex), "scan (tag masks)"};
+  std::mt19937_64 rng(43);
+  auto compare = [&](const std::vector<uint8_t>& text, uint32_t per_call) {
+    std::vector<uint32_t> c0, c1;
+    const uint32_t merge = uint32_t(rng() % 8);  // (every set of merges)
+    const std::vector<ScanMasks> want = scan_blocks_of(scalar().scan, text, per_call, &c0, merge);
+    const std::vector<ScanMasks> got = scan_blocks_of(k.scan, text, per_call, &c1, merge);
+    c.cases++;
+    for (size_t b = 0; b < want.size() && c.ok; b++)
+      if (!same_masks(want[b], got[b]))
+        c.ok = false, c.why = "block " + std::to_string(b) + " of " + std::to_string(text.size()) + " bytes";
+    if (c.ok && c0 != c1) c.ok = false, c.why = "carries differ on " + std::to_string(text.size()) + " bytes";
+  };
+  for (int rep = 0; rep < (quick ? 2 : 10); rep++)
+    for (size_t n = 0; n <= 260; n++) compare(scan_text(rng, n), 1 + uint32_t(rng() % 5));
+  for (int rep = 0; rep < (quick ? 300 : 3000); rep++) compare(scan_text(rng, rng() % 3000), 1 + uint32_t(rng() % 20));
+  std::vector<uint8_t> buf(200, 'x');  // edge-byte triples across the first block's end
+  for (int pos = 59; pos <= 66; pos++)
+    for (int i0 = 0; i0 < kNumEdges; i0++)
+      for (int i1 = 0; i1 < kNumEdges; i1++)
+        for (int i2 = 0; i2 < kNumEdges; i2 += quick ? 3 : 1) {
+          std::fill(buf.begin(), buf.end(), 'x');
+          buf[pos] = kEdges[i0], buf[pos + 1] = kEdges[i1], buf[pos + 2] = kEdges[i2], buf[pos + 3] = 0x80;
+          compare(buf, 2);
+          compare(std::vector<uint8_t>(buf.begin(), buf.begin() + pos + 2), 1);  // cut inside
+        }
+}
+
+// Kernel k's cut_pieces against scalar: random cut masks of every density.
+void check_cut_pieces(const kernels::Kernel& k, bool quick) {
+  Check c{k, alphabet(AlphabetId::regex), "cut_pieces"};
+  std::mt19937_64 rng(47);
+  std::vector<uint32_t> want(2 * (64 * 20 + 9)), got(want.size());
+  for (int rep = 0; rep < (quick ? 3000 : 30000); rep++) {
+    const uint32_t blocks = 1 + uint32_t(rng() % 20), q0 = uint32_t(rng() % 100000), from = q0 - uint32_t(rng() % 50);
+    std::vector<uint64_t> cuts(blocks);
+    for (uint64_t& m : cuts) {
+      const int density = int(rng() % 5);
+      m = density == 0 ? 0 : density == 4 ? ~uint64_t(0) : rng();
+      for (int d = 1; d < density; d++) m &= rng();
+    }
+    const uint32_t n0 = scalar().cut_pieces(cuts.data(), blocks, q0, from, want.data());
+    const uint32_t n1 = k.cut_pieces(cuts.data(), blocks, q0, from, got.data());
+    c.cases++;
+    if (c.ok && (n0 != n1 || !std::equal(want.begin(), want.begin() + 2 * n0, got.begin())))
+      c.ok = false, c.why = "pieces differ (" + std::to_string(blocks) + " blocks)";
+  }
+}
+
+}  // namespace
+
+void check_scan(const kernels::Kernel& k, bool quick) {
+  check_scan_masks(k, quick);
+  check_cut_pieces(k, quick);
+}
+
+// The scalar scan against the scalar classify (its definition): the starts and each
+// start's tag.
+void check_scan_spec(bool quick) {
+  Check c{scalar(), alphabet(AlphabetId::regex), "scan spec vs classify"};
+  std::mt19937_64 rng(41);
+  for (int rep = 0; rep < (quick ? 2000 : 20000); rep++) {
+    const std::vector<uint8_t> text = scan_text(rng, rng() % 300);
+    const uint32_t n = uint32_t(text.size());
+    std::vector<uint8_t> tags(n + 1);
+    std::vector<uint64_t> starts(start_words(n) + 1);
+    scalar().classify(text.data(), n, alphabet(AlphabetId::regex), tags.data(), starts.data());
+    const std::vector<ScanMasks> got = scan_blocks_of(scalar().scan, text, 1 + uint32_t(rng() % 4));
+    c.cases++;
+    for (uint32_t i = 0; i < n && c.ok; i++) {
+      const ScanMasks& m = got[i / 64];
+      const uint64_t bit = uint64_t(1) << (i % 64);
+      bool ok = ((m.start & bit) != 0) == (tags[i] != 0) &&
+                ((starts[i / 64] >> (i % 64)) & 1) == ((m.start & bit) != 0);
+      for (int t = 0; t < kScanTags; t++) ok &= ((m.tag[t] & bit) != 0) == (t == tags[i] && t != 0);
+      if (!ok) c.ok = false, c.why = "byte " + std::to_string(i) + " of a " + std::to_string(n) + "-byte text";
     }
   }
 }

@@ -1,5 +1,5 @@
 // The pybind-free self-test: every available kernel of every family (classify, boundaries,
-// window, replace, marks, find, transcode) must write exactly what the scalar kernel
+// window, replace, marks, find, transcode, scan) must write exactly what the scalar kernel
 // writes, for every alphabet; on every kernel, every regex family's block state machine
 // must cut exactly where its scalar state machine does; and the model's tables must
 // answer as the maps they stand for.
@@ -29,6 +29,7 @@ void check_kernel(const kernels::Kernel& k, bool quick) {
   check_replace(k, quick);
   check_marks(k, quick);
   check_find(k, quick);
+  check_scan(k, quick);
 }
 
 // Every check, in order; the compiled kernels this CPU cannot run are named at the end.
@@ -39,7 +40,9 @@ int run(bool quick) {
   for (const auto* k : kernels::available()) {
     check_kernel(*k, quick);
     check_patterns(*k, quick);
+    check_scan_patterns(*k, quick);
   }
+  check_scan_spec(quick);
   check_merge_table(quick);
   check_word_cache(quick);
   check_bridge_cuts(quick);

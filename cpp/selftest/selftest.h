@@ -35,6 +35,10 @@ struct Check {
   bool ok = true;
 };
 
+// Bytes at which UTF-8 validity changes (kNumEdges of them).
+extern const uint8_t kEdges[];
+extern const int kNumEdges;
+
 void append_utf8(std::vector<uint8_t>& out, uint32_t cp);
 // The scalar kernel's tags of `text` with 64 zero bytes before and 80 after (the SIMD
 // readers look up to 4 bytes before a position and 68 after a block start).
@@ -45,6 +49,8 @@ std::vector<uint8_t> random_text(std::mt19937_64& rng, size_t chars);
 std::vector<uint8_t> ascii_text(std::mt19937_64& rng, size_t chars);
 // Short fragments where the regex families' alternatives meet.
 std::vector<uint8_t> fragment_text(std::mt19937_64& rng, size_t fragments);
+// n bytes for the scan checks: any of the above, edge bytes, random bytes (ill-formed too).
+std::vector<uint8_t> scan_text(std::mt19937_64& rng, size_t n);
 
 // The checks, by area (one file each).  `quick`: fewer cases, for emulators.
 void check_classify(const kernels::Kernel& k, const Alphabet& a, bool quick);  // classify.cpp
@@ -54,7 +60,10 @@ void check_replace(const kernels::Kernel& k, bool quick);
 void check_transcode(const kernels::Kernel& k, bool quick);
 void check_marks(const kernels::Kernel& k, bool quick);
 void check_find(const kernels::Kernel& k, bool quick);
+void check_scan(const kernels::Kernel& k, bool quick);  // scan and cut_pieces
+void check_scan_spec(bool quick);                       // the scalar scan vs classify
 void check_patterns(const kernels::Kernel& k, bool quick);  // patterns.cpp
+void check_scan_patterns(const kernels::Kernel& k, bool quick);
 void check_merge_table(bool quick);                         // model.cpp
 void check_word_cache(bool quick);
 void check_bridge_cuts(bool quick);

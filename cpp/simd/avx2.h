@@ -65,6 +65,11 @@ struct simd8x64 {
   static TAGPIPE_ALWAYS_INLINE uint64_t bits(__m256i a, __m256i b) {
     return uint64_t(uint32_t(_mm256_movemask_epi8(a))) | (uint64_t(uint32_t(_mm256_movemask_epi8(b))) << 32);
   }
+  // Every byte with the bits of c set (the scan kernel: ASCII letters of either case).
+  TAGPIPE_ALWAYS_INLINE simd8x64 operator|(uint8_t c) const {
+    const __m256i s = _mm256_set1_epi8(char(c));
+    return {{_mm256_or_si256(v[0], s), _mm256_or_si256(v[1], s)}};
+  }
   TAGPIPE_ALWAYS_INLINE uint64_t msb() const { return bits(v[0], v[1]); }
   TAGPIPE_ALWAYS_INLINE uint64_t eq(uint8_t c) const {
     const __m256i s = _mm256_set1_epi8(char(c));
@@ -102,7 +107,8 @@ struct simd8x64 {
 struct Lut32 {
   __m256i t[4];
   explicit Lut32(const uint16_t* table) {
-    for (int k = 0; k < 4; k++) t[k] = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table + 8 * k)));
+    for (int k = 0; k < 4; k++)
+      t[k] = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table + 8 * k)));
   }
 };
 
@@ -126,7 +132,8 @@ struct u32v {
     const __m256i hi = _mm256_srli_epi32(idx.v, 3);
     __m256i r = _mm256_permutevar8x32_epi32(lut.t[0], idx.v);
     for (int k = 1; k < 4; k++)
-      r = _mm256_blendv_epi8(r, _mm256_permutevar8x32_epi32(lut.t[k], idx.v), _mm256_cmpeq_epi32(hi, _mm256_set1_epi32(k)));
+      r = _mm256_blendv_epi8(r, _mm256_permutevar8x32_epi32(lut.t[k], idx.v),
+                             _mm256_cmpeq_epi32(hi, _mm256_set1_epi32(k)));
     return {r};
   }
   // 32-bit gathers at byte / halfword addresses; the tables are padded for the extra bytes.
@@ -142,7 +149,8 @@ struct u32v {
   TAGPIPE_ALWAYS_INLINE void store_u8(uint8_t* out) const {
     const __m256i low = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,  //
                                          0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
-    const __m256i x = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, low), _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0));
+    const __m256i x =
+        _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, low), _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0));
     _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(x));
   }
 };

@@ -32,6 +32,8 @@ struct simd8x64 {
   static TAGPIPE_ALWAYS_INLINE simd8x64 load(const uint8_t* p) { return {_mm512_loadu_si512(p)}; }
   static TAGPIPE_ALWAYS_INLINE simd8x64 splat(uint8_t c) { return {_mm512_set1_epi8(char(c))}; }
   TAGPIPE_ALWAYS_INLINE void store(uint8_t* p) const { _mm512_storeu_si512(p, v); }
+  // Every byte with the bits of c set (the scan kernel: ASCII letters of either case).
+  TAGPIPE_ALWAYS_INLINE simd8x64 operator|(uint8_t c) const { return {_mm512_or_si512(v, _mm512_set1_epi8(char(c)))}; }
   TAGPIPE_ALWAYS_INLINE uint64_t msb() const { return _mm512_movepi8_mask(v); }
   TAGPIPE_ALWAYS_INLINE uint64_t eq(uint8_t c) const { return _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(char(c))); }
   TAGPIPE_ALWAYS_INLINE uint64_t in_range(uint8_t lo, uint8_t hi) const {
@@ -121,9 +123,7 @@ struct LeadLanes {
   TAGPIPE_ALWAYS_INLINE bool empty(int) const { return false; }
   TAGPIPE_ALWAYS_INLINE const uint8_t* src(int k) const { return packed[k]; }
   TAGPIPE_ALWAYS_INLINE uint8_t* out() { return tags; }
-  TAGPIPE_ALWAYS_INLINE simd8x64 result() const {
-    return {_mm512_maskz_expand_epi8(lead, _mm512_load_si512(tags))};
-  }
+  TAGPIPE_ALWAYS_INLINE simd8x64 result() const { return {_mm512_maskz_expand_epi8(lead, _mm512_load_si512(tags))}; }
 };
 
 }  // namespace tagpipe::avx512

@@ -59,6 +59,12 @@ struct simd8x64 {
     for (int k = 0; k < 4; k++) r |= uint64_t(movemask16(m[k])) << (16 * k);
     return r;
   }
+  // Every byte with the bits of c set (the scan kernel: ASCII letters of either case).
+  TAGPIPE_ALWAYS_INLINE simd8x64 operator|(uint8_t c) const {
+    simd8x64 r;
+    for (int k = 0; k < 4; k++) r.v[k] = vorrq_u8(v[k], vdupq_n_u8(c));
+    return r;
+  }
   TAGPIPE_ALWAYS_INLINE uint64_t msb() const {
     uint8x16_t m[4];
     for (int k = 0; k < 4; k++) m[k] = vcltzq_s8(vreinterpretq_s8_u8(v[k]));
@@ -100,8 +106,7 @@ struct simd8x64 {
   TAGPIPE_ALWAYS_INLINE simd8x64 lookup128(const AsciiLut& lut) const {
     const uint8x16_t off = vdupq_n_u8(64);
     simd8x64 r;
-    for (int k = 0; k < 4; k++)
-      r.v[k] = vorrq_u8(vqtbl4q_u8(lut.lo, v[k]), vqtbl4q_u8(lut.hi, vsubq_u8(v[k], off)));
+    for (int k = 0; k < 4; k++) r.v[k] = vorrq_u8(vqtbl4q_u8(lut.lo, v[k]), vqtbl4q_u8(lut.hi, vsubq_u8(v[k], off)));
     return r;
   }
   static TAGPIPE_ALWAYS_INLINE simd8x64 select(uint64_t m, const simd8x64& a, const simd8x64& b) {
@@ -209,9 +214,13 @@ struct U32x4 {
   static TAGPIPE_ALWAYS_INLINE U32x4 load(const uint16_t* s) { return {vmovl_u16(vld1_u16(s))}; }
   static TAGPIPE_ALWAYS_INLINE U32x4 load(const uint32_t* s) { return {vld1q_u32(s)}; }
   template <int N>
-  TAGPIPE_ALWAYS_INLINE U32x4 shr() const { return {vshrq_n_u32(v, N)}; }
+  TAGPIPE_ALWAYS_INLINE U32x4 shr() const {
+    return {vshrq_n_u32(v, N)};
+  }
   template <int N>
-  TAGPIPE_ALWAYS_INLINE U32x4 shl() const { return {vshlq_n_u32(v, N)}; }
+  TAGPIPE_ALWAYS_INLINE U32x4 shl() const {
+    return {vshlq_n_u32(v, N)};
+  }
   TAGPIPE_ALWAYS_INLINE U32x4 operator&(uint32_t c) const { return {vandq_u32(v, vdupq_n_u32(c))}; }
   TAGPIPE_ALWAYS_INLINE U32x4 operator|(uint32_t c) const { return {vorrq_u32(v, vdupq_n_u32(c))}; }
   TAGPIPE_ALWAYS_INLINE U32x4 operator|(U32x4 o) const { return {vorrq_u32(v, o.v)}; }

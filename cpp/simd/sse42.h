@@ -67,6 +67,13 @@ struct simd8x64 {
     for (int k = 0; k < 4; k++) r |= uint64_t(uint32_t(_mm_movemask_epi8(m[k]))) << (16 * k);
     return r;
   }
+  // Every byte with the bits of c set (the scan kernel: ASCII letters of either case).
+  TAGPIPE_ALWAYS_INLINE simd8x64 operator|(uint8_t c) const {
+    const __m128i s = _mm_set1_epi8(char(c));
+    simd8x64 r;
+    for (int k = 0; k < 4; k++) r.v[k] = _mm_or_si128(v[k], s);
+    return r;
+  }
   TAGPIPE_ALWAYS_INLINE uint64_t msb() const { return bits(v); }
   TAGPIPE_ALWAYS_INLINE uint64_t eq(uint8_t c) const {
     const __m128i s = _mm_set1_epi8(char(c));
@@ -219,11 +226,17 @@ struct U32x4 {
   static TAGPIPE_ALWAYS_INLINE U32x4 load(const uint16_t* s) {
     return {_mm_cvtepu16_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s)))};
   }
-  static TAGPIPE_ALWAYS_INLINE U32x4 load(const uint32_t* s) { return {_mm_loadu_si128(reinterpret_cast<const __m128i*>(s))}; }
+  static TAGPIPE_ALWAYS_INLINE U32x4 load(const uint32_t* s) {
+    return {_mm_loadu_si128(reinterpret_cast<const __m128i*>(s))};
+  }
   template <int N>
-  TAGPIPE_ALWAYS_INLINE U32x4 shr() const { return {_mm_srli_epi32(v, N)}; }
+  TAGPIPE_ALWAYS_INLINE U32x4 shr() const {
+    return {_mm_srli_epi32(v, N)};
+  }
   template <int N>
-  TAGPIPE_ALWAYS_INLINE U32x4 shl() const { return {_mm_slli_epi32(v, N)}; }
+  TAGPIPE_ALWAYS_INLINE U32x4 shl() const {
+    return {_mm_slli_epi32(v, N)};
+  }
   TAGPIPE_ALWAYS_INLINE U32x4 operator&(uint32_t c) const { return {_mm_and_si128(v, _mm_set1_epi32(int32_t(c)))}; }
   TAGPIPE_ALWAYS_INLINE U32x4 operator|(uint32_t c) const { return {_mm_or_si128(v, _mm_set1_epi32(int32_t(c)))}; }
   TAGPIPE_ALWAYS_INLINE U32x4 operator|(U32x4 o) const { return {_mm_or_si128(v, o.v)}; }
@@ -235,7 +248,9 @@ struct U32x4 {
   // Bit k: lane k is all ones (of a mask from below(): movmskps reads the top bits).
   TAGPIPE_ALWAYS_INLINE unsigned bits() const { return unsigned(_mm_movemask_ps(_mm_castsi128_ps(v))); }
   // Each lane from a where the mask's lane is all ones, else from b.
-  static TAGPIPE_ALWAYS_INLINE U32x4 select(U32x4 mask, U32x4 a, U32x4 b) { return {_mm_blendv_epi8(b.v, a.v, mask.v)}; }
+  static TAGPIPE_ALWAYS_INLINE U32x4 select(U32x4 mask, U32x4 a, U32x4 b) {
+    return {_mm_blendv_epi8(b.v, a.v, mask.v)};
+  }
   // The 16 bytes picked by idx (pshufb) stored at d.
   TAGPIPE_ALWAYS_INLINE void shuffle_store(const uint8_t* idx, uint8_t* d) const {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(d),

@@ -9,18 +9,15 @@
 namespace tagpipe {
 namespace {
 
-#define TAGPIPE_ALPHABET(NS)                                                                  \
-  Alphabet {                                                                                  \
-    #NS, tables::NS::kTagCount, tables::NS::kTagNames, tables::NS::kFffdTag,                \
-        tables::NS::kAscii, tables::NS::kStage1, tables::NS::kStage1Len, tables::NS::kStage2 \
+#define TAGPIPE_ALPHABET(NS)                                                                                          \
+  Alphabet {                                                                                                          \
+#NS, tables::NS::kTagCount, tables::NS::kTagNames, tables::NS::kFffdTag, tables::NS::kAscii, tables::NS::kStage1, \
+        tables::NS::kStage1Len, tables::NS::kStage2                                                                   \
   }
 
 const Alphabet kAlphabets[] = {
-    TAGPIPE_ALPHABET(regex),
-    TAGPIPE_ALPHABET(deepseek),
-    TAGPIPE_ALPHABET(unicode),
-    TAGPIPE_ALPHABET(scripts),
-    TAGPIPE_ALPHABET(nfc),
+    TAGPIPE_ALPHABET(regex),   TAGPIPE_ALPHABET(deepseek), TAGPIPE_ALPHABET(unicode),
+    TAGPIPE_ALPHABET(scripts), TAGPIPE_ALPHABET(nfc),
 };
 static_assert(sizeof(kAlphabets) / sizeof(kAlphabets[0]) == int(AlphabetId::count));
 

@@ -19,8 +19,7 @@
 
 namespace tagpipe {
 
-using ClassifyFn = void (*)(const uint8_t* in, size_t n, const Alphabet& a, uint8_t* tags,
-                            uint64_t* starts);
+using ClassifyFn = void (*)(const uint8_t* in, size_t n, const Alphabet& a, uint8_t* tags, uint64_t* starts);
 
 inline size_t start_words(size_t n) { return (n + 63) / 64; }
 

@@ -53,8 +53,8 @@ TAGPIPE_ALWAYS_INLINE simd8x64 lead_tags(LeadLanes& lanes, const Alphabet& a, co
 }
 
 // One 64-byte chunk: tags to out[0..64), returns the char-start word.
-TAGPIPE_ALWAYS_INLINE uint64_t chunk(const uint8_t* p, const Alphabet& a, const AsciiLut& lut,
-                                     const Lut32& low_blocks, uint8_t* out, Carry& carry) {
+TAGPIPE_ALWAYS_INLINE uint64_t chunk(const uint8_t* p, const Alphabet& a, const AsciiLut& lut, const Lut32& low_blocks,
+                                     uint8_t* out, Carry& carry) {
   const simd8x64 v = simd8x64::load(p);
   const uint64_t non_ascii = v.msb();
   simd8x64 tags = v.lookup128(lut);
@@ -62,17 +62,13 @@ TAGPIPE_ALWAYS_INLINE uint64_t chunk(const uint8_t* p, const Alphabet& a, const 
     tags.store(out);
     return ~uint64_t(0);
   }
-  const simd8x64 v1 = simd8x64::load(p + 1), v2 = simd8x64::load(p + 2),
-                 v3 = simd8x64::load(p + 3);
+  const simd8x64 v1 = simd8x64::load(p + 1), v2 = simd8x64::load(p + 2), v3 = simd8x64::load(p + 3);
   // Well-formed leads: the right number of continuation bytes, and a second byte in the
   // lead's allowed range (E0: A0..BF no overlongs; ED: 80..9F no surrogates; F0: 90..BF;
   // F4: 80..8F, nothing past U+10FFFF).
-  const uint64_t c1 = v1.in_range(0x80, 0xBF), c2 = v2.in_range(0x80, 0xBF),
-                 c3 = v3.in_range(0x80, 0xBF);
-  const uint64_t bad_second = (v.eq(0xE0) & v1.in_range(0x80, 0x9F)) |
-                              (v.eq(0xED) & v1.in_range(0xA0, 0xBF)) |
-                              (v.eq(0xF0) & v1.in_range(0x80, 0x8F)) |
-                              (v.eq(0xF4) & v1.in_range(0x90, 0xBF));
+  const uint64_t c1 = v1.in_range(0x80, 0xBF), c2 = v2.in_range(0x80, 0xBF), c3 = v3.in_range(0x80, 0xBF);
+  const uint64_t bad_second = (v.eq(0xE0) & v1.in_range(0x80, 0x9F)) | (v.eq(0xED) & v1.in_range(0xA0, 0xBF)) |
+                              (v.eq(0xF0) & v1.in_range(0x80, 0x8F)) | (v.eq(0xF4) & v1.in_range(0x90, 0xBF));
   const uint64_t ok2 = v.in_range(0xC2, 0xDF) & c1;
   const uint64_t ok3 = v.in_range(0xE0, 0xEF) & c1 & c2 & ~bad_second;
   const uint64_t ok4 = v.in_range(0xF0, 0xF4) & c1 & c2 & c3 & ~bad_second;

@@ -37,11 +37,13 @@ size_t sequence_length(const uint8_t* in, size_t n, size_t i) {
 
 uint32_t decode(const uint8_t* s, size_t len) {
   switch (len) {
-    case 2: return (uint32_t(s[0] & 0x1F) << 6) | (s[1] & 0x3F);
-    case 3: return (uint32_t(s[0] & 0x0F) << 12) | (uint32_t(s[1] & 0x3F) << 6) | (s[2] & 0x3F);
+    case 2:
+      return (uint32_t(s[0] & 0x1F) << 6) | (s[1] & 0x3F);
+    case 3:
+      return (uint32_t(s[0] & 0x0F) << 12) | (uint32_t(s[1] & 0x3F) << 6) | (s[2] & 0x3F);
     default:
-      return (uint32_t(s[0] & 0x07) << 18) | (uint32_t(s[1] & 0x3F) << 12) |
-             (uint32_t(s[2] & 0x3F) << 6) | (s[3] & 0x3F);
+      return (uint32_t(s[0] & 0x07) << 18) | (uint32_t(s[1] & 0x3F) << 12) | (uint32_t(s[2] & 0x3F) << 6) |
+             (s[3] & 0x3F);
   }
 }
 

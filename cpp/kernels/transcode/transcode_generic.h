@@ -39,7 +39,8 @@ TAGPIPE_ALWAYS_INLINE uint8_t* step4(const Unit* s, uint8_t* d, const TranscodeS
     return d + t.length[code];
   }
   const U32x4 m3 = u.below(0x10000), c2 = (u.template shr<12>() & 0x3F) | 0x80;
-  const U32x4 four = (u.template shr<18>() | 0xF0) | c2.template shl<8>() | c1.template shl<16>() | c0.template shl<24>();
+  const U32x4 four =
+      (u.template shr<18>() | 0xF0) | c2.template shl<8>() | c1.template shl<16>() | c0.template shl<24>();
   // Lane k's length less one is 3 less the ranges it is below (they nest): two bits at 2k.
   const unsigned code = 0xFF - t.spread[m1.bits()] - t.spread[m2.bits()] - t.spread[m3.bits()];
   U32x4::select(m1, u, U32x4::select(m2, two, U32x4::select(m3, three, four))).shuffle_store(t.index[code], d);

@@ -14,9 +14,9 @@
 #include <cstdint>
 
 #include "dispatch/kernels.h"
-#include "pretokenize/fsm/cursor.h"
-#include "pretokenize/fold.h"
 #include "kernels/window/window.h"
+#include "pretokenize/fold.h"
+#include "pretokenize/fsm/cursor.h"
 
 namespace tagpipe::fsm {
 

@@ -6,6 +6,7 @@
 #include "alphabet_regex.h"
 #include "pretokenize/fsm/blocks.h"
 #include "pretokenize/fsm/patterns.h"
+#include "pretokenize/fsm/scan_blocks.h"
 
 namespace tagpipe::fsm {
 namespace {
@@ -14,7 +15,7 @@ using namespace tables::regex;
 constexpr TagSet kL = bits(Cont, Upper, Lower, LetterOther);
 constexpr TagSet kN = bits(Number, Digit);
 constexpr TagSet kWs = bits(Cont, Space, Newline, WsOther);
-constexpr TagSet kOther = bits(Cont, Mark, Apostrophe, Slash, Other);            // [^\s\p{L}\p{N}]
+constexpr TagSet kOther = bits(Cont, Mark, Apostrophe, Slash, Other);             // [^\s\p{L}\p{N}]
 constexpr TagSet kPrefix = bits(Space, WsOther, Mark, Apostrophe, Slash, Other);  // [^\r\n\p{L}\p{N}]
 constexpr WsTags kWsTags{kWs, Newline};
 
@@ -72,8 +73,7 @@ struct Rules {
 
   void block(const Window& w, const Bits& b, uint32_t q, const Cursor& c, uint64_t& cut, uint64_t&) {
     const uint64_t L = w.cur[0], N = w.cur[1], O = w.cur[2], S = w.cur[3], W = w.cur[4], NL = w.cur[5];
-    const uint64_t pL = w.prev[0], pN = w.prev[1], pO = w.prev[2], pS = w.prev[3], pW = w.prev[4],
-                   pNL = w.prev[5];
+    const uint64_t pL = w.prev[0], pN = w.prev[1], pO = w.prev[2], pS = w.prev[3], pW = w.prev[4], pNL = w.prev[5];
     const uint64_t nNW = w.next[0] | w.next[1] | w.next[2];
     const uint64_t WS = S | W | NL, SW = S | W, pWS = pS | pW | pNL, pSW = pS | pW;
     // Newlines taken by the O run before them: the NL runs that start right after an O.
@@ -85,8 +85,7 @@ struct Rules {
     absorbed_carry = c1 | c2;
     const uint64_t absorbed = NL & ~sum;
     const uint64_t pm = prev_mstart_o(b, O & ~pO & ~pS);
-    cut = (L & ~pL & ~pSW & ~pm) | (O & ~pO & ~pS) | (WS & ~pWS & ~absorbed) | (SW & pNL) | (SW & pSW & nNW) |
-          b.first;
+    cut = (L & ~pL & ~pSW & ~pm) | (O & ~pO & ~pS) | (WS & ~pWS & ~absorbed) | (SW & pNL) | (SW & pSW & nNW) | b.first;
     if (MaxDigits == 1) cut |= N;
     else cut |= N & ~pN;
     if (MaxDigits == 3) digit_triples.apply(N, pN, cut);
@@ -111,11 +110,11 @@ void run_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
 
 }  // namespace
 
-void cl100k(const Cursor& c, uint32_t begin, pretok::Fold& fold) { run_blocks<Rules<3>>(c, begin, fold); }
+void cl100k(const Cursor& c, uint32_t begin, pretok::Fold& fold) { run_scan<Rules<3>>(c, begin, fold); }
 void cl100k_digit_runs(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
-  run_blocks<Rules<UINT32_MAX>>(c, begin, fold);
+  run_scan<Rules<UINT32_MAX>>(c, begin, fold);
 }
-void qwen2(const Cursor& c, uint32_t begin, pretok::Fold& fold) { run_blocks<Rules<1>>(c, begin, fold); }
+void qwen2(const Cursor& c, uint32_t begin, pretok::Fold& fold) { run_scan<Rules<1>>(c, begin, fold); }
 void cl100k_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold) { run_scalar<3>(c, begin, fold); }
 void cl100k_digit_runs_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
   run_scalar<UINT32_MAX>(c, begin, fold);

@@ -12,13 +12,18 @@ using TagSet = uint32_t;  // bit t: tag t is in the set (alphabets used here hav
 
 constexpr TagSet bits() { return 0; }
 template <class... T>
-constexpr TagSet bits(int t, T... rest) { return (TagSet(1) << t) | bits(rest...); }
+constexpr TagSet bits(int t, T... rest) {
+  return (TagSet(1) << t) | bits(rest...);
+}
 
 struct Cursor {
   const uint8_t* tags;
   const uint8_t* bytes;
-  uint32_t end;       // the piece's end: the end of the input for the pattern
-  bool byte_mapped;   // every byte is one (ByteLevel) character: non-ASCII literals never match
+  uint32_t end;      // the piece's end: the end of the input for the pattern
+  bool byte_mapped;  // every byte is one (ByteLevel) character: non-ASCII literals never match
+  // Set when the text was not classified: `tags` is this buffer, unwritten, and a pattern
+  // that takes it (Pattern::fills_tags) writes the tags it reads (scan_blocks.h).
+  uint8_t* room = nullptr;
 
   // Tag of the character at i (a character start), or -1 at the end.
   int tag(uint32_t i) const { return i < end ? tags[i] : -1; }

@@ -15,7 +15,7 @@ namespace {
 using namespace tables::deepseek;
 constexpr TagSet kN = bits(Number);
 constexpr TagSet kCjk = bits(Cont, CjkLetter, CjkMark, CjkPunctSym, CjkOther);
-constexpr TagSet kLM = bits(Cont, Letter, AsciiLetter, CjkLetter, Mark, CjkMark);   // [\p{L}\p{M}]
+constexpr TagSet kLM = bits(Cont, Letter, AsciiLetter, CjkLetter, Mark, CjkMark);  // [\p{L}\p{M}]
 constexpr TagSet kPS = bits(Cont, PunctSym, AsciiPunctSym, CjkPunctSym);           // [\p{P}\p{S}]
 constexpr TagSet kWs = bits(Cont, Space, Newline, WsOther);
 // [^\r\n\p{L}\p{P}\p{S}]
@@ -56,8 +56,9 @@ uint32_t cjk_end(const Cursor& c, uint32_t i) { return c.in(i, kCjk) ? c.run(i, 
 }  // namespace
 
 void deepseek_numbers(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
-  scan(c, begin, fold, [&](uint32_t i) { return c.find(i, Number, Number); },
-       [&](uint32_t i) { return numbers_end(c, i); });
+  scan(
+      c, begin, fold, [&](uint32_t i) { return c.find(i, Number, Number); },
+      [&](uint32_t i) { return numbers_end(c, i); });
 }
 void deepseek_numbers_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
   scan(c, begin, fold, kEvery, [&](uint32_t i) { return numbers_end(c, i); });
@@ -66,8 +67,9 @@ void deepseek_numbers_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold
 // (The four CJK tags are consecutive: CjkLetter .. CjkOther.)
 static_assert(CjkMark == CjkLetter + 1 && CjkPunctSym == CjkLetter + 2 && CjkOther == CjkLetter + 3);
 void deepseek_cjk(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
-  scan(c, begin, fold, [&](uint32_t i) { return c.find(i, CjkLetter, CjkOther); },
-       [&](uint32_t i) { return cjk_end(c, i); });
+  scan(
+      c, begin, fold, [&](uint32_t i) { return c.find(i, CjkLetter, CjkOther); },
+      [&](uint32_t i) { return cjk_end(c, i); });
 }
 void deepseek_cjk_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
   scan(c, begin, fold, kEvery, [&](uint32_t i) { return cjk_end(c, i); });
@@ -130,10 +132,10 @@ struct WordRules {
   NewlineRuns newline_runs;
 
   void block(const Window& w, const Bits& b, uint32_t q, const Cursor& c, uint64_t& cut, uint64_t& dirty) {
-    const uint64_t LM = w.cur[0], AL = w.cur[1], X = w.cur[2], P = w.cur[3], AP = w.cur[4], S = w.cur[5],
-                   NL = w.cur[6], W = w.cur[7];
-    const uint64_t pLM = w.prev[0], pAL = w.prev[1], pX = w.prev[2], pP = w.prev[3], pS = w.prev[5],
-                   pNL = w.prev[6], pW = w.prev[7];
+    const uint64_t LM = w.cur[0], AL = w.cur[1], X = w.cur[2], P = w.cur[3], AP = w.cur[4], S = w.cur[5], NL = w.cur[6],
+                   W = w.cur[7];
+    const uint64_t pLM = w.prev[0], pAL = w.prev[1], pX = w.prev[2], pP = w.prev[3], pS = w.prev[5], pNL = w.prev[6],
+                   pW = w.prev[7];
     const uint64_t nLM = w.next[0], nNW = w.next[0] | w.next[2] | w.next[3];
     const uint64_t WS = S | W | NL, SW = S | W, pWS = pS | pW | pNL, pSW = pS | pW;
     // Newlines taken by the P run before them (as cl100k.cpp's after an O run).
@@ -143,10 +145,9 @@ struct WordRules {
     absorbed_carry = c1 | c2;
     const uint64_t absorbed = NL & ~sum;
     const uint64_t after_ap = prev_ap_start(b, AP & ~pP & ~pS);
-    cut = (LM & ~pLM & ~pSW & ~pX & ~(after_ap & AL)) | (P & ~pP & ~pS) | (X & (nLM | ~pX)) |
-          (WS & ~pWS & ~absorbed) | (SW & pNL) | (SW & pSW & nNW) | b.first;
-    newline_runs.apply(b, SW, SW & pNL, NL, prev_absorbed(b, absorbed), q, c, bits(Cont, Space, WsOther), Newline,
-                       cut);
+    cut = (LM & ~pLM & ~pSW & ~pX & ~(after_ap & AL)) | (P & ~pP & ~pS) | (X & (nLM | ~pX)) | (WS & ~pWS & ~absorbed) |
+          (SW & pNL) | (SW & pSW & nNW) | b.first;
+    newline_runs.apply(b, SW, SW & pNL, NL, prev_absorbed(b, absorbed), q, c, bits(Cont, Space, WsOther), Newline, cut);
     dirty = LM & ~AL & pAL;
   }
   static uint32_t match_end(const Cursor& c, uint32_t i) { return words_segment_end(c, i); }

@@ -4,6 +4,7 @@
 #include "alphabet_regex.h"
 #include "pretokenize/fsm/blocks.h"
 #include "pretokenize/fsm/patterns.h"
+#include "pretokenize/fsm/scan_blocks.h"
 
 namespace tagpipe::fsm {
 namespace {
@@ -21,7 +22,7 @@ uint32_t match_end(const Cursor& c, uint32_t i) {
     if (uint32_t e = contraction(c, i, false)) return e;
   uint32_t s = i;
   if (t == Space && i + 1 < c.end) s = i + 1;  // ` ?` takes the space if what follows fits
-  for (TagSet run : {kL, kN, kOther})           // ` ?\p{L}+`, ` ?\p{N}+`, ` ?[^\s\p{L}\p{N}]+`
+  for (TagSet run : {kL, kN, kOther})          // ` ?\p{L}+`, ` ?\p{N}+`, ` ?[^\s\p{L}\p{N}]+`
     if (c.in(s, run & ~bits(Cont))) return c.run(s, run);
   // s == i + 1 after a space only if nothing above took it; then the space is whitespace.
   return ws_lookahead(c, i, c.run(i, kWs));  // \s+(?!\S)|\s+
@@ -66,6 +67,6 @@ void gpt2_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
   }
 }
 
-void gpt2(const Cursor& c, uint32_t begin, pretok::Fold& fold) { run_blocks<Rules>(c, begin, fold); }
+void gpt2(const Cursor& c, uint32_t begin, pretok::Fold& fold) { run_scan<Rules>(c, begin, fold); }
 
 }  // namespace tagpipe::fsm

@@ -7,6 +7,7 @@
 #include "alphabet_regex.h"
 #include "pretokenize/fsm/blocks.h"
 #include "pretokenize/fsm/patterns.h"
+#include "pretokenize/fsm/scan_blocks.h"
 
 namespace tagpipe::fsm {
 namespace {
@@ -17,7 +18,7 @@ constexpr TagSet kW = bits(Cont, Lower, LetterOther, Mark);
 constexpr TagSet kBoth = bits(LetterOther, Mark);
 constexpr TagSet kN = bits(Number, Digit);
 constexpr TagSet kWs = bits(Cont, Space, Newline, WsOther);
-constexpr TagSet kOther = bits(Cont, Mark, Apostrophe, Slash, Other);            // [^\s\p{L}\p{N}]
+constexpr TagSet kOther = bits(Cont, Mark, Apostrophe, Slash, Other);             // [^\s\p{L}\p{N}]
 constexpr TagSet kPrefix = bits(Space, WsOther, Mark, Apostrophe, Slash, Other);  // [^\r\n\p{L}\p{N}]
 constexpr WsTags kWsTags{kWs, Newline};
 
@@ -101,10 +102,10 @@ struct Rules {
   bool poisoned = false;  // a mark and a slash [\r\n/]* took in one block: the scalar machine from there on
 
   void block(const Window& w, const Bits& b, uint32_t q, const Cursor& c, uint64_t& cut, uint64_t& dirty) {
-    const uint64_t U = w.cur[0], L = w.cur[1], B = w.cur[2], N = w.cur[3], O = w.cur[4], S = w.cur[5],
-                   W = w.cur[6], NL = w.cur[7];
-    const uint64_t pU = w.prev[0], pL = w.prev[1], pB = w.prev[2], pN = w.prev[3], pO = w.prev[4],
-                   pS = w.prev[5], pW = w.prev[6], pNL = w.prev[7];
+    const uint64_t U = w.cur[0], L = w.cur[1], B = w.cur[2], N = w.cur[3], O = w.cur[4], S = w.cur[5], W = w.cur[6],
+                   NL = w.cur[7];
+    const uint64_t pU = w.prev[0], pL = w.prev[1], pB = w.prev[2], pN = w.prev[3], pO = w.prev[4], pS = w.prev[5],
+                   pW = w.prev[6], pNL = w.prev[7];
     const uint64_t Mk = U & L, u = U & ~L, l = L & ~U, bo = B & ~O, Nd = N & ~O, Sl = O & N;
     const uint64_t pMk = pU & pL, pl = pL & ~pU, pbo = pB & ~pO, pNd = pN & ~pO;
     // The marks that are O (Mo): Mo = Mk & prev(Y), Y = (O & prev(X)) | Mo, X = S | O | Mo.
@@ -148,8 +149,7 @@ struct Rules {
           (SW & pSW & nNW) | b.first;
     digit_triples.apply(Nd, pNd, cut);
     // (After newlines the O run took, a match starts anyway: keep that cut.)
-    newline_runs.apply(b, SW, SW & pNL, NL, prev_absorbed(b, absorbed), q, c, bits(Cont, Space, WsOther), Newline,
-                       cut);
+    newline_runs.apply(b, SW, SW & pNL, NL, prev_absorbed(b, absorbed), q, c, bits(Cont, Space, WsOther), Newline, cut);
     dirty = (u & (pbo | pMl)) | (poisoned ? ~uint64_t(0) : 0);
     carried.apply(q, cut);
     contractions(c, q, O & B & pLt, true, cut, carried, true);
@@ -167,6 +167,6 @@ void o200k_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold) {
   }
 }
 
-void o200k(const Cursor& c, uint32_t begin, pretok::Fold& fold) { run_blocks<Rules>(c, begin, fold); }
+void o200k(const Cursor& c, uint32_t begin, pretok::Fold& fold) { run_scan<Rules>(c, begin, fold); }
 
 }  // namespace tagpipe::fsm

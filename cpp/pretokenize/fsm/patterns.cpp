@@ -6,15 +6,15 @@
 namespace tagpipe::fsm {
 
 namespace {
-// name, alphabet, run, run_scalar, and the tags its matches start at (where not every
-// one).  Every family is exact on ByteLevel-mapped text too: none reads a non-ASCII literal
-// there (cursor.h, contraction()).
+// name, alphabet, run, run_scalar, the tags its matches start at (where not every one),
+// and whether run fills the tags it reads.  Every family is exact on ByteLevel-mapped text too: none reads a non-ASCII
+// literal there (cursor.h, contraction()).
 const Pattern kPatterns[] = {
-    {"gpt2", AlphabetId::regex, gpt2, gpt2_scalar},
-    {"cl100k", AlphabetId::regex, cl100k, cl100k_scalar},
-    {"cl100k_digit_runs", AlphabetId::regex, cl100k_digit_runs, cl100k_digit_runs_scalar},
-    {"qwen2", AlphabetId::regex, qwen2, qwen2_scalar},
-    {"o200k", AlphabetId::regex, o200k, o200k_scalar},
+    {"gpt2", AlphabetId::regex, gpt2, gpt2_scalar, 0, 0, true},
+    {"cl100k", AlphabetId::regex, cl100k, cl100k_scalar, 0, 0, true},
+    {"cl100k_digit_runs", AlphabetId::regex, cl100k_digit_runs, cl100k_digit_runs_scalar, 0, 0, true},
+    {"qwen2", AlphabetId::regex, qwen2, qwen2_scalar, 0, 0, true},
+    {"o200k", AlphabetId::regex, o200k, o200k_scalar, 0, 0, true},
     {"deepseek_numbers", AlphabetId::deepseek, deepseek_numbers, deepseek_numbers_scalar, tables::deepseek::Number,
      tables::deepseek::Number},
     {"deepseek_cjk", AlphabetId::deepseek, deepseek_cjk, deepseek_cjk_scalar, tables::deepseek::CjkLetter,

@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "kernels/classify/alphabet.h"
-#include "pretokenize/fsm/cursor.h"
 #include "pretokenize/fold.h"
+#include "pretokenize/fsm/cursor.h"
 
 namespace tagpipe::fsm {
 
@@ -23,6 +23,8 @@ struct Pattern {
   // Matches start only at characters tagged start_lo..start_hi (0: anywhere): a piece with
   // none is one gap, and the stage passes it on without running the pattern.
   uint8_t start_lo = 0, start_hi = 0;
+  // `run` takes a cursor with room (scan_blocks.h) on text that is not byte-mapped.
+  bool fills_tags = false;
 };
 
 // nullptr when there is no family of that name.
@@ -39,9 +41,9 @@ void cl100k_digit_runs_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fol
 void qwen2_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold);
 void o200k(const Cursor& c, uint32_t begin, pretok::Fold& fold);
 void o200k_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold);
-void deepseek_numbers(const Cursor& c, uint32_t begin, pretok::Fold& fold);   // \p{N}{1,3}
-void deepseek_cjk(const Cursor& c, uint32_t begin, pretok::Fold& fold);       // [一-龥\u3040-ゟ゠-ヿ]+
-void deepseek_words(const Cursor& c, uint32_t begin, pretok::Fold& fold);     // the third Split
+void deepseek_numbers(const Cursor& c, uint32_t begin, pretok::Fold& fold);     // \p{N}{1,3}
+void deepseek_cjk(const Cursor& c, uint32_t begin, pretok::Fold& fold);         // [一-龥\u3040-ゟ゠-ヿ]+
+void deepseek_words(const Cursor& c, uint32_t begin, pretok::Fold& fold);       // the third Split
 void ascii_digit_triples(const Cursor& c, uint32_t begin, pretok::Fold& fold);  // [0-9][0-9][0-9]
 void deepseek_numbers_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold);
 void deepseek_cjk_scalar(const Cursor& c, uint32_t begin, pretok::Fold& fold);
@@ -50,8 +52,8 @@ void ascii_digit_triples_scalar(const Cursor& c, uint32_t begin, pretok::Fold& f
 
 // Shared tails of the whitespace alternatives, on any alphabet with these three tags.
 struct WsTags {
-  TagSet ws;       // \s (Cont included)
-  int newline;     // [\r\n]
+  TagSet ws;    // \s (Cont included)
+  int newline;  // [\r\n]
 };
 
 // `\s+(?!\S)|\s+` at whitespace i: the run to the end of input, else the run without its

@@ -28,8 +28,9 @@ Runs make(const char* name, std::initializer_list<ClassOf> classes, uint8_t rest
 
 const Runs kRuns[] = {
     // Invert(\w+|[^\w\s]+) with Removed: whitespace runs are the (removed) matches.
-    make("whitespace", {{{Word, WordNumeric, PunctWord}, kWord}, {{Numeric, Punct, Other}, kSym},
-                        {{Space, WsOther}, kWs | kMatch}}, kRest),
+    make("whitespace",
+         {{{Word, WordNumeric, PunctWord}, kWord}, {{Numeric, Punct, Other}, kSym}, {{Space, WsOther}, kWs | kMatch}},
+         kRest),
     make("whitespace_split", {{{Space, WsOther}, kWs | kMatch | kSingle}}, kRest),
     make("bert", {{{Space, WsOther}, kWs | kMatch | kSingle}, {{Punct, PunctWord}, kPunct | kSingle}}, kRest),
     make("punctuation", {{{Punct, PunctWord}, kPunct | kMatch | kSingle}}, kRest),
