@@ -33,104 +33,54 @@ Worker& thread_worker() {
 // encode_pieces requests each piece's word-cache slot this many pieces ahead of its lookup.
 constexpr size_t kAhead = 16;
 
-// A piece's probe, made kAhead pieces before its lookup, with the prefetch of its slot: in
-// the short table (`table`: the cache's, current), the medium one for 16..kMediumMax bytes
-// (probe.h: the medium_hash), or the long one (probe.h: the long_hash).
-inline __attribute__((always_inline)) void request_piece(const WordCache& cache, const WordCache::ShortTable& table,
-                                                         const uint8_t* p, uint32_t n, WordCache::Probe& probe) {
-  if (n < 16) {
-    probe = WordCache::probe(p, n);
-    if (table.slots) __builtin_prefetch(&table.slots[probe.h & table.mask]);
-  } else if (n <= WordCache::kMediumMax) {
-    probe.h = WordCache::medium_hash(WordCache::medium_key(p, n));
-    cache.prefetch_medium(probe.h);
-  } else if (n <= WordCache::kMaxKey) {
-    probe.h = WordCache::long_hash(p, n);
-    cache.prefetch_long(probe.h);
-  } else {  // (never cached: no hash -- a dense line of Chinese is hundreds of bytes)
-    probe.h = 0;
-  }
-}
-
 // The common case of encode_pieces, apart so that its state stays in registers: from piece
-// k on, the pieces whose ids the word cache's short or medium table holds, written at
-// out[size..], while size < stop (the caller's: where the truncation stops, or where
-// kMediumIds more ids would not fit) and before the piece that starts at or past `before`
-// (an added token goes there).  Returns where it stopped: at the first other piece (a
-// miss, a long one), or at a limit.  Piece k's probe is in ahead[k % kAhead], and each
-// piece it answers requests the one kAhead after it, as the main loop does.  (In the main
-// loop every piece reloaded the table, the sink and the loop's own state from memory: the
-// ids a hit copies out might, for all the compiler knew, have overwritten them.)  `found`:
-// what the lookup of piece k said when it stopped there, a miss (0) or the long table --
-// so that the main loop does not look again -- or kNotLooked.
+// k on, the pieces whose ids the word cache's inline tiers hold, written at out[size..],
+// while size < stop (the caller's: where the truncation stops, or where WordCache::kRoom
+// more ids would not fit) and before the piece that starts at or past `before` (an added
+// token goes there).  Returns where it stopped: at the first other piece (a miss, a long
+// one), or at a limit.  Piece k's probe is in ahead[k % kAhead], and each piece it answers
+// requests the one kAhead after it, as the main loop does.  `found`: what the lookup of
+// piece k said when it stopped there (WordCache::kMiss or kNotInline: the main loop does not
+// look again), or kNotLooked.
 constexpr uint32_t kNotLooked = UINT32_MAX;
 struct HitRun {
   size_t k, size;
   uint32_t found = kNotLooked;
 };
-// hit_run's medium lookup (h: the piece's probe.h -- its medium_hash when n >= 16), apart:
-// inline, its registers cost the loop over short pieces 5% (all-hit gpt2 English).
-__attribute__((noinline)) uint32_t medium_hit(const WordCache::MediumTable& medium, const uint8_t* p, uint32_t n,
-                                              uint64_t h, uint32_t* out) {
-  const WordCache::MediumKey key = WordCache::medium_key(p, n);
-  return WordCache::find_in(medium, key, n < 16 ? WordCache::medium_hash(key) : h, out);
-}
 __attribute__((noinline)) HitRun hit_run(const WordCache& cache, const pretok::Piece* pieces, size_t count,
                                           const uint8_t* bytes, WordCache::Probe* ahead, uint32_t* out, size_t size,
                                           size_t stop, uint32_t before, size_t k) {
-  const WordCache::ShortTable table = cache.short_table();
-  const WordCache::MediumTable medium = cache.medium_table();
-  if (!table.slots) return {k, size};
+  const WordCache::View view(cache);
+  if (view.empty()) return {k, size};
   uint32_t found = kNotLooked;
   for (; k < count && size < stop; k++) {
     const pretok::Piece piece = pieces[k];
     if (piece.begin >= before) break;
-    const uint32_t n = piece.end - piece.begin;
-    const WordCache::Probe& q = ahead[k % kAhead];
-    uint32_t c = WordCache::kShortLater;
-    if (n < 16) {
-      c = WordCache::find_in(table, q, out + size);
-      if (c == 0) {
-        found = 0;
-        break;
-      }
-    } else if (n > WordCache::kMediumMax) {
+    const uint32_t c = view.find(bytes + piece.begin, piece.end - piece.begin, ahead[k % kAhead], out + size);
+    if (c - 1 >= WordCache::kRoom) {
+      found = c;
       break;
-    }
-    if (c - 1 >= 4) {
-      if (c - 1 < WordCache::kShortIds) {  // 5..6 ids, packed
-        WordCache::unpack(out + size);
-      } else {  // in a later tier: a medium piece, or a short one with more ids
-        if (!medium.slots) break;
-        c = medium_hit(medium, bytes + piece.begin, n, q.h, out + size);
-        if (c - 1 >= WordCache::kMediumIds) {  // a miss, or in the long table
-          found = c;
-          break;
-        }
-      }
     }
     size += c;
     if (k + kAhead < count) {
       const pretok::Piece& next = pieces[k + kAhead];
-      request_piece(cache, table, bytes + next.begin, next.end - next.begin, ahead[k % kAhead]);
+      view.request(bytes + next.begin, next.end - next.begin, ahead[k % kAhead]);
     }
   }
   return {k, size, found};
 }
 
 // The probes of a cut piece's parts (p[0..cuts.back()), cut at `cuts`), each part's slot
-// requested before any is looked up: on fresh text they are cache misses, and looked up one
-// after another as they came they were two thirds of encode_pieces' samples on llama-2
-// Russian (perf).  Only for whole-character parts (the encoder's `refine` pieces): a
-// ByteLevel piece's parts are mostly a CJK character or two that the table of recent hits
-// answers, and requesting their main slots as well gained nothing there (gpt-2 and llama-3
-// Chinese, within the noise).  Apart, not inline: that changed the code of encode_pieces' loop.
+// requested before any is looked up: on fresh text they are cache misses, which one after
+// another dominated the loop on whole-character pieces.  Only for those (the encoder's
+// `refine` pieces): a ByteLevel piece's parts are mostly a CJK character or two that the
+// table of recent hits answers.  Apart, not inline: that changed the code of the loop.
 __attribute__((noinline)) void request_parts(const WordCache& cache, const uint8_t* p,
                                              const std::vector<uint32_t>& cuts, std::vector<WordCache::Probe>& probes) {
   probes.resize(cuts.size());
-  const WordCache::ShortTable table = cache.short_table();
+  const WordCache::View view(cache);
   for (uint32_t begin = 0, i = 0; i < cuts.size(); begin = cuts[i++])
-    request_piece(cache, table, p + begin, cuts[i] - begin, probes[i]);
+    view.request(p + begin, cuts[i] - begin, probes[i]);
 }
 
 }  // namespace
@@ -173,28 +123,29 @@ bool Encoder::piece_form() const {
 // starts before the pool's and may do most of a small batch alone, then has the cache that
 // knows the most words -- not one that saw only the pool thread's few documents (gpt2 code
 // on 2 threads ran some rounds at a quarter of its one-thread speed).
-WordCache* Encoder::acquire_cache() const {
+ThreadCache* Encoder::acquire_cache() const {
   std::lock_guard<std::mutex> lock(caches_mutex_);
-  WordCache* c;
+  ThreadCache* c;
   if (!free_caches_.empty()) {
     // (free: nobody writes them, so their counts can be read under the lock)
-    auto warmest = std::max_element(free_caches_.begin(), free_caches_.end(),
-                                    [](const WordCache* a, const WordCache* b) { return a->entries() < b->entries(); });
+    auto warmest = std::max_element(free_caches_.begin(), free_caches_.end(), [](const ThreadCache* a, const ThreadCache* b) {
+      return a->words.entries() < b->words.entries();
+    });
     c = *warmest;
     free_caches_.erase(warmest);
   } else {
-    caches_.push_back(std::make_unique<WordCache>(0));
+    caches_.push_back(std::make_unique<ThreadCache>(0));
     c = caches_.back().get();
     const size_t share = cache_bytes_ / caches_.size();
     for (auto& other : caches_) {
-      if (other.get() == c || other->budget() <= share) continue;
+      if (other.get() == c || other->words.budget() <= share) continue;
       if (std::find(free_caches_.begin(), free_caches_.end(), other.get()) != free_caches_.end())
-        other->set_budget(share);  // free: nobody uses it now
+        other->words.set_budget(share);  // free: nobody uses it now
       else
-        other->request();  // in use: its owner shrinks it
+        other->words.ask_rebudget();  // in use: its owner shrinks it
     }
   }
-  rebudget_locked(*c);
+  rebudget_locked(c->words);
   return c;
 }
 
@@ -204,7 +155,7 @@ void Encoder::rebudget_locked(WordCache& c) const {
   const size_t share = cache_bytes_ / caches_.size();
   size_t others = 0;
   for (const auto& o : caches_)
-    if (o.get() != &c) others += o->budget();
+    if (&o->words != &c) others += o->words.budget();
   const size_t room = cache_bytes_ > others ? cache_bytes_ - others : 0;
   c.apply(std::min(share, room), room < share);
 }
@@ -214,24 +165,24 @@ void Encoder::rebudget(WordCache& c) const {
   rebudget_locked(c);
 }
 
-void Encoder::release_cache(WordCache* c) const {
+void Encoder::release_cache(ThreadCache* c) const {
   std::lock_guard<std::mutex> lock(caches_mutex_);
-  rebudget_locked(*c);
+  rebudget_locked(c->words);
   free_caches_.push_back(c);
 }
 
 size_t Encoder::cache_used() const {
   std::lock_guard<std::mutex> lock(caches_mutex_);
   size_t n = 0;
-  for (const auto& c : caches_) n += c->used();
+  for (const auto& c : caches_) n += c->words.used();
   return n;
 }
 
 void Encoder::clear_cache() const {
   std::lock_guard<std::mutex> lock(caches_mutex_);
   for (auto& c : caches_) {
-    if (std::find(free_caches_.begin(), free_caches_.end(), c.get()) != free_caches_.end()) c->clear();
-    else c->request_clear();
+    if (std::find(free_caches_.begin(), free_caches_.end(), c.get()) != free_caches_.end()) c->words.clear();
+    else c->words.ask_clear();
   }
 }
 
@@ -243,16 +194,16 @@ void Encoder::clear_cache() const {
 // also requests its word-seed slot: encode_many looks there first, by then without
 // waiting for the memory (the seed is megabytes; looked up at once, its probe was a
 // tenth of the model stage's time on fresh English).
-bool Encoder::encode_pieces(Worker& w, WordCache& cache, const std::vector<Worker::Placed>* tokens) const {
+bool Encoder::encode_pieces(Worker& w, ThreadCache& tc, const std::vector<Worker::Placed>* tokens) const {
   const pretok::Text& t = w.pieces.text;
   const std::vector<pretok::Piece>& pieces = w.pieces.pieces;
   const size_t count = pieces.size();
   // The pieces' probes (request_piece), made kAhead pieces ahead with the prefetch of
   // their slot, and kept in a ring until their lookup.
+  WordCache& cache = tc.words;
   WordCache::Probe ahead[kAhead];
   auto request = [&](size_t k) __attribute__((always_inline)) {
-    request_piece(cache, cache.short_table(), t.bytes + pieces[k].begin, pieces[k].end - pieces[k].begin,
-                  ahead[k % kAhead]);
+    cache.request(t.bytes + pieces[k].begin, pieces[k].end - pieces[k].begin, ahead[k % kAhead]);
   };
   for (size_t k = 0; k < count && k < kAhead; k++) request(k);
   const WordSeed* seed = piece_model_ ? nullptr : &bpe_.seed(t.byte_mapped);
@@ -276,39 +227,28 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache, const std::vector<Worke
                    uint32_t found = kNotLooked) __attribute__((always_inline)) {
     uint32_t c = found;
     if (found == kNotLooked) {
-      c = n >= 16 ? WordCache::kShortLater
-          : may_cut ? cache.find_short<false>(q, sink.room(WordCache::kShortIds))
-                    : cache.find_short<true>(q, sink.room(WordCache::kShortIds));
-      if (c - 1 < WordCache::kShortIds) {  // 1..6 ids: a hit
-        if (c > 4) WordCache::unpack(sink.room(WordCache::kShortIds));
+      c = may_cut ? cache.find<false>(p, n, q, sink.room(WordCache::kRoom))
+                  : cache.find<true>(p, n, q, sink.room(WordCache::kRoom));
+      if (c - 1 < WordCache::kRoom) {
         sink.size += c;
         return kDone;
       }
-      if (c != 0 && n <= WordCache::kMediumMax) {  // a medium piece, or a short one with more ids
-        const WordCache::MediumKey key = WordCache::medium_key(p, n);
-        c = cache.find_medium(key, n >= 16 && may_cut ? q.h : WordCache::medium_hash(key),
-                              sink.room(WordCache::kMediumIds));
-        if (c - 1 < WordCache::kMediumIds) {
-          sink.size += c;
-          return kDone;
-        }
-      }
     }
-    if (c == 0 && n < 16 && seed) seed->prefetch(q);
-    uint64_t h = 0;  // (the long_hash, when computed: Bpe::cuts may want it)
-    if (c != 0) {  // a long piece, or a medium one with more ids
-      h = n > WordCache::kMediumMax && may_cut ? q.h : n <= WordCache::kMaxKey ? WordCache::long_hash(p, n) : 0;
+    if (c == WordCache::kMiss && n < 16 && seed) seed->prefetch(q.h);
+    if (c == WordCache::kNotInline) {  // a long piece, or a short or medium one with more ids
       const uint32_t* ids;
       uint32_t got;
-      if (cache.find_long(p, n, h, ids, got)) {
+      if (cache.find_long(p, n, q, ids, got)) {
         sink.append(ids, got);
         return kDone;
       }
     }
+    // (Bpe::cuts: the piece's hash_bytes, which the probe of a long one is)
+    const uint64_t h = n > WordCache::kMediumMax ? q.h : 0;
     if (may_cut && n >= 16 && !piece_model_ && bpe_.cuts(p, n, h, t.byte_mapped, w.cuts)) return kCut;
-    if (refine && cache.refine_gate.want()) {
+    if (refine && tc.refine_gate.want()) {
       if (bpe_.refine(p, n, t.byte_mapped, w.subcuts)) return kRefined;
-      cache.refine_gate.record(false);
+      tc.refine_gate.record(false);
     }
     size_t job = 0;
     while (job < w.jobs.size() && !(w.jobs[job].n == n && std::memcmp(w.jobs[job].s, p, n) == 0)) job++;
@@ -326,11 +266,10 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache, const std::vector<Worke
     w.subcuts.push_back(n);
     for (uint32_t begin = 0, i = 0; i < w.subcuts.size(); begin = w.subcuts[i++]) {
       const uint32_t m = w.subcuts[i] - begin;
-      const WordCache::Probe q = m < 16 ? WordCache::probe(p + begin, m) : WordCache::Probe{};
-      if (piece(p + begin, m, q, false, false) == kFailed) return false;
+      if (piece(p + begin, m, WordCache::probe(p + begin, m), false, false) == kFailed) return false;
     }
     const bool all_hit = w.holes.size() == holes && w.flushes == flushes;
-    cache.refine_gate.record(all_hit);
+    tc.refine_gate.record(all_hit);
     if (all_hit) {
       if (cache.pending()) rebudget(cache);
       cache.insert(p, n, sink.buf.data() + first_id, uint32_t(sink.size - first_id));
@@ -342,9 +281,9 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache, const std::vector<Worke
   for (size_t k = 0; k < count; k++) {
     uint32_t found;  // (what the run's lookup of piece k said, if it looked)
     {  // The run of hits from k on, up to the next added token (this loop places them);
-       // room for a medium entry's ids past the last one it writes.
-      sink.room(WordCache::kMediumIds);
-      const size_t room_end = sink.buf.size() - WordCache::kMediumIds + 1;  // (size < room_end: a medium hit fits)
+       // room for a find's ids past the last one it writes.
+      sink.room(WordCache::kRoom);
+      const size_t room_end = sink.buf.size() - WordCache::kRoom + 1;  // (size < room_end: any hit fits)
       const uint32_t before = tokens && token < tokens->size() ? (*tokens)[token].at : UINT32_MAX;
       const HitRun run = hit_run(cache, pieces.data(), count, t.bytes, ahead, sink.buf.data(), sink.size,
                                  std::min(w.stop_at, room_end), before, k);
@@ -377,24 +316,15 @@ bool Encoder::encode_pieces(Worker& w, WordCache& cache, const std::vector<Worke
           continue;
         }
       }
-      const WordCache::Probe part = refine ? w.part_probes[i] : m < 16 ? WordCache::probe(p + begin, m) : WordCache::Probe{};
+      const WordCache::Probe part = refine ? w.part_probes[i] : WordCache::probe(p + begin, m);
       const auto rp = piece(p + begin, m, part, false, refine);
       if (rp == kFailed) return false;
       if (rp == kRefined && !encode_refined(p + begin, m)) return false;
     }
     // Once every part hit (no hole since, no flush that moved the ids: they are the last
-    // ones in the sink), the piece is cached whole when
-    //   - its parts are under two bytes on average -- GPT-2's indentation, "\n" and 15
-    //     spaces, is a token per byte, a lookup each on every sighting;
-    //   - or it fits a medium entry and this is its second sighting so (WordCache::seen_cut):
-    //     a Russian word in GPT-2's vocabulary is cut where no merge joins two letters, and
-    //     recurs -- its next sighting is then one lookup, not Bpe::cuts and a lookup a part.
-    //     Not at the first: a Chinese clause seldom recurs, and caching each one cost gpt2
-    //     Chinese 5% (fresh; 23% when it went to the long table).
-    // (Not longer ones: clauses, and the long table's inserts cost more.)
-    const bool medium = n <= WordCache::kMediumMax && sink.size - first_id <= WordCache::kMediumIds;
+    // ones in the sink), the piece may be cached whole (encode/cut_policy.h).
     if (w.holes.size() == holes && w.flushes == flushes &&
-        (w.cuts.size() * 2 > n || (medium && cache.seen_cut(q.h)))) {
+        WholeCutPolicy::cache_whole(cache, n, w.cuts.size(), sink.size - first_id, q.h)) {
       if (cache.pending()) rebudget(cache);
       cache.insert(p, n, sink.buf.data() + first_id, uint32_t(sink.size - first_id));
     }
@@ -477,7 +407,7 @@ bool Encoder::flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const 
 
 // One gap between raw added tokens: normalize, split out the normalized added tokens,
 // pre-tokenize each remaining part, BPE each piece.
-bool Encoder::encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& w, WordCache& cache) const {
+bool Encoder::encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& w, ThreadCache& cache) const {
   {
     Timer t(w.times ? &w.times->normalize : nullptr);
     if (!normalizer_.run(s, n, w.gap, w.norm, need_origin_)) return false;
@@ -518,7 +448,7 @@ bool Encoder::encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& 
 // added tokens, which need each gap's own split, nor with a stage that reads origins or
 // rewrites the text: the tokens are placed by their position in it.)  The buffer is run
 // every kGapsBytes, so that it stays in the CPU's cache.
-bool Encoder::encode_gaps(const uint8_t* s, Worker& w, WordCache& cache) const {
+bool Encoder::encode_gaps(const uint8_t* s, Worker& w, ThreadCache& cache) const {
   constexpr size_t kGapsBytes = 32 << 10, kKeepGapsBytes = 1 << 20;
   w.gaps.clear(), w.gap_pieces.clear(), w.gap_tokens.clear();
   auto run = [&]() -> bool {
@@ -559,7 +489,7 @@ bool Encoder::encode_gaps(const uint8_t* s, Worker& w, WordCache& cache) const {
 }
 
 bool Encoder::encode_with(const uint8_t* s, uint32_t n, bool add_special, Truncation trunc, Worker& w,
-                          WordCache& cache) const {
+                          ThreadCache& cache) const {
   const size_t base = w.sink.size;
   if (add_special) w.sink.append(prefix_ids_.data(), prefix_ids_.size());
   const size_t body = w.sink.size;
@@ -585,7 +515,7 @@ bool Encoder::encode_with(const uint8_t* s, uint32_t n, bool add_special, Trunca
   }
   if (ok) {  // the misses still waiting (keep_jobs)
     Timer t(w.times ? &w.times->model : nullptr);
-    ok = flush_misses(w, cache, w.jobs_byte_mapped);
+    ok = flush_misses(w, cache.words, w.jobs_byte_mapped);
   }
   w.stop_at = SIZE_MAX;
   if (!ok) {
@@ -605,7 +535,7 @@ bool Encoder::encode_with(const uint8_t* s, uint32_t n, bool add_special, Trunca
 
 bool Encoder::encode(const uint8_t* s, uint32_t n, bool add_special, std::vector<uint32_t>& out,
                      Truncation trunc) const {
-  WordCache* cache = acquire_cache();
+  ThreadCache* cache = acquire_cache();
   Worker& w = thread_worker();
   w.sink.size = 0;
   const bool ok = encode_with(s, n, add_special, trunc, w, *cache);
@@ -645,7 +575,7 @@ void Encoder::trim_utf8(Worker& w) {
 
 StageTimes Encoder::profile(const std::vector<std::pair<const uint8_t*, uint32_t>>& docs, bool add_special) const {
   StageTimes times;
-  WordCache* cache = acquire_cache();
+  ThreadCache* cache = acquire_cache();
   Worker& w = thread_worker();
   w.times = &times;
   for (const auto& d : docs) {
@@ -684,7 +614,7 @@ void Encoder::encode_batch(const std::vector<Units>& docs, bool add_special, int
     spans.assign(last - first, Span{});
     std::atomic<size_t> next{first};
     auto work = [&](int t) {
-      WordCache* cache = acquire_cache();
+      ThreadCache* cache = acquire_cache();
       Worker& w = thread_worker();
       w.sink.buf.swap(sinks[size_t(t)].buf);
       w.sink.size = 0;

@@ -19,7 +19,7 @@
 #include "added/added.h"
 #include "model/bpe.h"
 #include "model/piece_model.h"
-#include "model/word_cache.h"
+#include "encode/cut_policy.h"
 #include "normalize/normalize.h"
 #include "pretokenize/pipeline.h"
 #include "kernels/transcode/transcode.h"
@@ -188,24 +188,23 @@ class Encoder {
   void clear_cache() const;
 
  private:
-  class CacheLease;
   // The UTF-8 of a text (its bytes, or its units converted into w.utf8); nullptr when it
   // holds a lone surrogate.  trim_utf8 frees a w.utf8 that a huge text made huge.
   const uint8_t* utf8_of(const Units& text, Worker& w, uint32_t& n) const;
   static void trim_utf8(Worker& w);
   // Appends to w.sink; on false, w.sink.size is back where it was.
   bool encode_with(const uint8_t* s, uint32_t n, bool add_special, Truncation trunc, Worker& w,
-                   WordCache& cache) const;
-  bool encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& w, WordCache& cache) const;
-  bool encode_gaps(const uint8_t* s, Worker& w, WordCache& cache) const;
+                   ThreadCache& cache) const;
+  bool encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& w, ThreadCache& cache) const;
+  bool encode_gaps(const uint8_t* s, Worker& w, ThreadCache& cache) const;
   // These return false when the model meets an error the oracle raises (then the text is
   // delegated).  `tokens`: ids to put before the first piece at or after their position.
-  bool encode_pieces(Worker& w, WordCache& cache, const std::vector<Worker::Placed>* tokens = nullptr) const;
+  bool encode_pieces(Worker& w, ThreadCache& tc, const std::vector<Worker::Placed>* tokens = nullptr) const;
   bool flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const;
   static void keep_jobs(Worker& w);
   bool piece_form() const;
-  WordCache* acquire_cache() const;
-  void release_cache(WordCache* c) const;
+  ThreadCache* acquire_cache() const;
+  void release_cache(ThreadCache* c) const;
   void rebudget(WordCache& c) const;
   void rebudget_locked(WordCache& c) const;
 
@@ -220,8 +219,8 @@ class Encoder {
   bool batch_gaps_;      // encode_gaps: raw added tokens, no normalized ones, no stage reads origins or rewrites
   bool model_can_fail_;  // an error the oracle raises may come from any piece: no early stop
   mutable std::mutex caches_mutex_;
-  mutable std::vector<std::unique_ptr<WordCache>> caches_;  // all of them
-  mutable std::vector<WordCache*> free_caches_;
+  mutable std::vector<std::unique_ptr<ThreadCache>> caches_;  // all of them
+  mutable std::vector<ThreadCache*> free_caches_;
   // encode_batch's per-thread id buffers, kept between calls (at most kKeepSinkIds ids
   // each): a new buffer grows by doubling through fresh pages, and on a 600 kB batch its
   // copies and page faults cost 5-10% of the call.

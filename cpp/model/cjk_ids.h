@@ -12,7 +12,7 @@
 // parts (llama-2, mistral, gemma-3), whose slots encode_pieces requests ahead
 // (request_parts), the table cost 11-15% there.
 //
-// An entry holds up to three ids packed as the word cache packs them (WordCache::pack3),
+// An entry holds up to three ids packed as the word cache packs them (pack3),
 // with kAbsent in the slots past the last; an entry whose first slot is kAbsent is not in
 // the table (a character with no id, or more than three, or one of 2^21 - 1 or more: the
 // caller's usual path answers it).
@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/word_cache.h"
+#include "model/packed_ids.h"
 
 namespace tagpipe {
 
@@ -45,7 +45,7 @@ class CjkIds {
       for (uint32_t id : ids) fits &= id < kAbsent;
       if (fits) {
         const uint32_t count = uint32_t(ids.size());
-        table_[i] = WordCache::pack3(ids.data(), count) | ~uint64_t(0) << (WordCache::kIdBits * count);
+        table_[i] = pack3(ids.data(), count) | ~uint64_t(0) << (kIdBits * count);
       }
     }
   }
@@ -57,12 +57,12 @@ class CjkIds {
     // ill-formed UTF-8 may hold anything)
     if (n != 3 || uint32_t(s[0] - 0xE3) > 6 || ((s[1] & 0xC0) | ((s[2] & 0xC0) >> 2)) != 0xA0 || table_.empty())
       return 0;
-    WordCache::unpack3(table_[uint32_t(s[0] - 0xE3) << 12 | uint32_t(s[1] & 0x3F) << 6 | (s[2] & 0x3F)], out);
+    unpack3(table_[uint32_t(s[0] - 0xE3) << 12 | uint32_t(s[1] & 0x3F) << 6 | (s[2] & 0x3F)], out);
     return uint32_t(out[0] != kAbsent) + (out[1] != kAbsent) + (out[2] != kAbsent);
   }
 
  private:
-  static constexpr uint32_t kAbsent = (uint32_t(1) << WordCache::kIdBits) - 1;  // an empty slot
+  static constexpr uint32_t kAbsent = (uint32_t(1) << kIdBits) - 1;  // an empty slot
   std::vector<uint64_t> table_;
 };
 

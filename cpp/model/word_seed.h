@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "model/huge_table.h"
-#include "model/word_cache.h"
+#include "model/piece_key.h"
 
 namespace tagpipe {
 
@@ -42,8 +42,8 @@ class WordSeed {
   }
   // key (1..15 bytes) -> id; a key put twice keeps its first id.
   void put(std::string_view key, uint32_t id) {
-    const WordCache::Key k = WordCache::short_key(reinterpret_cast<const uint8_t*>(key.data()), uint32_t(key.size()));
-    const uint64_t h = WordCache::short_hash(k);
+    const ShortKey k = short_key(reinterpret_cast<const uint8_t*>(key.data()), uint32_t(key.size()));
+    const uint64_t h = short_hash(k);
     size_t i = h & mask_;
     for (; slots_[i].k1 != 0; i = (i + 1) & mask_)
       if (slots_[i].k0 == k.k0 && slots_[i].k1 == k.k1) return;
@@ -56,18 +56,20 @@ class WordSeed {
   // The token p[0..n) (n in 1..15) is, or kMissing.
   uint32_t find(const uint8_t* p, uint32_t n) const {
     if (count_ == 0) return kMissing;
-    const WordCache::Probe q = WordCache::probe(p, n);
-    if (!maybe(q.h)) return kMissing;
-    for (size_t i = q.h & mask_;; i = (i + 1) & mask_) {
+    const ShortKey k = short_key(p, n);
+    const uint64_t h = short_hash(k);
+    if (!maybe(h)) return kMissing;
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
-      if (s.k0 == q.k.k0 && s.k1 == q.k.k1) return s.id;
+      if (s.k0 == k.k0 && s.k1 == k.k1) return s.id;
       if (s.k1 == 0) return kMissing;  // empty (a real key has its length in k1)
     }
   }
   // Starts loading the slot find() will read for a piece, unless the filter already says
   // it is not here (the encoder calls this at a cache miss; BPE asks later).
-  void prefetch(const WordCache::Probe& q) const {
-    if (count_ != 0 && maybe(q.h)) __builtin_prefetch(&slots_[q.h & mask_]);
+  // h: the piece's short_hash.
+  void prefetch(uint64_t h) const {
+    if (count_ != 0 && maybe(h)) __builtin_prefetch(&slots_[h & mask_]);
   }
 
  private:
