@@ -3,7 +3,8 @@
 // per-gap structure of tokenizers' Tokenizer::encode.
 //
 // An Encoder is immutable after construction and shared by every thread; each thread
-// brings its Worker (scratch memory) and borrows a word cache from the encoder's pool.
+// brings its Worker (encode/worker.h: scratch memory) and borrows a word cache from the
+// encoder's pool (encode/cache_pool.h).  The model stage is encode/piece_loop.h.
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -17,12 +18,14 @@
 #include <vector>
 
 #include "added/added.h"
+#include "encode/cache_pool.h"
+#include "encode/piece_loop.h"
+#include "encode/worker.h"
+#include "kernels/transcode/transcode.h"
 #include "model/bpe.h"
 #include "model/piece_model.h"
-#include "encode/cut_policy.h"
 #include "normalize/normalize.h"
 #include "pretokenize/pipeline.h"
-#include "kernels/transcode/transcode.h"
 
 namespace tagpipe {
 
@@ -38,22 +41,6 @@ struct EncoderSpec {
   std::vector<added::Token> normalized_tokens;  // matched on each normalized gap
   std::vector<uint32_t> prefix_ids, suffix_ids; // the post-processor's special tokens around one sequence
   size_t cache_bytes = size_t(128) << 20;       // the word cache budget, all threads together
-};
-
-// Where one thread writes ids: a buffer that only grows, written through a raw pointer so
-// that the cache's hit path can store four ids at once and keep the ones that count.
-struct IdSink {
-  std::vector<uint32_t> buf;
-  size_t size = 0;
-  uint32_t* room(size_t extra) {  // at least `extra` writable ids at data() + size
-    if (size + extra > buf.size()) buf.resize(std::max(buf.size() * 2, size + extra + 1024));
-    return buf.data() + size;
-  }
-  void push(uint32_t id) { *room(1) = id, size++; }
-  void append(const uint32_t* ids, size_t n) {
-    std::copy(ids, ids + n, room(n));
-    size += n;
-  }
 };
 
 // Truncation of the model's ids (tokenizers' post_process truncates them before the
@@ -101,49 +88,6 @@ class IdBuffer {
   size_t size_ = 0, capacity_ = 0;
 };
 
-// Where the time goes (Encoder::profile): nanoseconds per stage.
-struct StageTimes {
-  int64_t normalize = 0, split = 0, model = 0;  // split: added tokens + pre-tokenizer
-  int64_t pieces = 0, misses = 0, miss_ns = 0;   // the model's pieces, its cache misses, their time
-};
-
-struct Worker {
-  IdSink sink;
-  StageTimes* times = nullptr;  // set while profiling
-  // The model stops once the sink holds this many ids (a right truncation's body is
-  // complete: a piece's ids never depend on the pieces after it).
-  size_t stop_at = SIZE_MAX;
-  std::vector<uint32_t> bpe_out;
-  pretok::Scratch pretok;
-  pretok::PreTokenized pieces;
-  normalize::Scratch norm;
-  BpeScratch bpe;
-  PieceScratch piece;
-  std::vector<BpeJob> jobs;  // the word cache's misses waiting for BPE, at most Bpe::kMaxJobs
-  struct Hole {
-    size_t at;    // where in the sink the job's ids go (a position before any of them is in)
-    size_t job;
-  };
-  std::vector<Hole> holes;
-  uint64_t flushes = 0;  // how many times flush_misses spliced holes (the ids before them moved)
-  bool jobs_byte_mapped = false;        // the jobs' piece form
-  std::vector<uint8_t> kept, kept_spare;  // the jobs' bytes between gaps (Encoder::keep_jobs)
-  std::vector<uint32_t> cuts;  // where encode_pieces cuts a piece (Bpe::cuts)
-  std::vector<WordCache::Probe> part_probes;  // the probes of its parts (request_parts)
-  std::vector<uint32_t> subcuts;  // where it cuts a part of one that missed (Bpe::refine)
-  std::vector<added::Segment> raw_segments, norm_segments;
-  pretok::Text gap, sub;
-  // Encoder::encode_gaps: the normalized gaps, one after another, their pieces in it, and
-  // the raw added tokens between them (each at the position of the gap after it).
-  std::string gaps;
-  std::vector<pretok::Piece> gap_pieces;
-  struct Placed {
-    uint32_t at, id;
-  };
-  std::vector<Placed> gap_tokens;
-  std::vector<uint8_t> utf8;  // a text given as code units (Units), in UTF-8
-};
-
 class Encoder {
  public:
   explicit Encoder(EncoderSpec spec);
@@ -183,7 +127,7 @@ class Encoder {
   std::string cut_exception() const;
   // How many vocabulary strings the word seed holds (model/word_seed.h); 0 when not BPE.
   size_t seed_size() const;
-  size_t cache_bytes() const { return cache_bytes_; }
+  size_t cache_bytes() const { return caches_.budget(); }
   size_t cache_used() const;
   void clear_cache() const;
 
@@ -197,16 +141,9 @@ class Encoder {
                    ThreadCache& cache) const;
   bool encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& w, ThreadCache& cache) const;
   bool encode_gaps(const uint8_t* s, Worker& w, ThreadCache& cache) const;
-  // These return false when the model meets an error the oracle raises (then the text is
-  // delegated).  `tokens`: ids to put before the first piece at or after their position.
-  bool encode_pieces(Worker& w, ThreadCache& tc, const std::vector<Worker::Placed>* tokens = nullptr) const;
-  bool flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const;
-  static void keep_jobs(Worker& w);
+  bool run_gaps(Worker& w, ThreadCache& cache) const;
+  Models models() const { return piece_model_ ? Models{nullptr, piece_model_.get()} : Models{&bpe_, nullptr}; }
   bool piece_form() const;
-  ThreadCache* acquire_cache() const;
-  void release_cache(ThreadCache* c) const;
-  void rebudget(WordCache& c) const;
-  void rebudget_locked(WordCache& c) const;
 
   normalize::Normalizer normalizer_;
   pretok::PreTokenizer pre_tokenizer_;
@@ -214,13 +151,10 @@ class Encoder {
   std::shared_ptr<const PieceModel> piece_model_;  // WordPiece, WordLevel, Unigram
   added::Splitter raw_, normalized_;
   std::vector<uint32_t> prefix_ids_, suffix_ids_;
-  size_t cache_bytes_;
   bool need_origin_;
   bool batch_gaps_;      // encode_gaps: raw added tokens, no normalized ones, no stage reads origins or rewrites
   bool model_can_fail_;  // an error the oracle raises may come from any piece: no early stop
-  mutable std::mutex caches_mutex_;
-  mutable std::vector<std::unique_ptr<ThreadCache>> caches_;  // all of them
-  mutable std::vector<ThreadCache*> free_caches_;
+  mutable CachePool caches_;
   // encode_batch's per-thread id buffers, kept between calls (at most kKeepSinkIds ids
   // each): a new buffer grows by doubling through fresh pages, and on a 600 kB batch its
   // copies and page faults cost 5-10% of the call.
