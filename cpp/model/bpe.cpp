@@ -26,7 +26,7 @@ void append_utf8(uint32_t cp, std::string& out) {
 }  // namespace
 
 Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions options)
-    : vocab_(std::move(vocab)), merges_(merges), opt_(std::move(options)) {
+    : vocab_(std::move(vocab)), merger_(merges), opt_(std::move(options)) {
   merge_list_ = merges;
   {
     std::vector<uint32_t> ids;
@@ -82,7 +82,7 @@ Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions opti
   }
   if (simple_bytes_ && !duplicate_ids_ &&
       std::find(byte_char_id_[1][0], byte_char_id_[1][0] + 256, kMissing) == byte_char_id_[1][0] + 256)
-    chars_.build(merges, merges_, byte_vocab_, byte_char_id_[1][0]);
+    chars_.build(merges, merger_.table(), byte_vocab_, byte_char_id_[1][0]);
   for (int b = 0; b < 256; b++) {
     char name[8];
     std::snprintf(name, sizeof name, "<0x%02X>", b);
@@ -97,7 +97,7 @@ Bpe::Bpe(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions opti
   // (A <0xXX> or unk symbol is no text: a unit's guards, which read the text, need it never
   // to merge.  Not for a ByteLevel vocabulary: its pieces are ByteLevel ones.)
   if (simple_bytes_ && !duplicate_ids_ && !merges_take_bytes_or_unk_ && chars_.empty())
-    plain_pairs_.build(merges, merges_, vocab_, nullptr);
+    plain_pairs_.build(merges, merger_.table(), vocab_, nullptr);
 }
 
 const Bpe::Cuts& Bpe::piece_cuts(bool byte_mapped) const {
@@ -128,7 +128,7 @@ const StringTable& Bpe::merges_differ(bool byte_mapped) const {
       }
       out.clear();
     };
-    SmallWord words[kMaxJobs];
+    BpeMerger::SmallWord words[kMaxJobs];
     const Entry* owner[kMaxJobs];
     for (size_t first = 0; first < all.size(); first += kMaxJobs) {
       size_t live = 0;
@@ -137,7 +137,7 @@ const StringTable& Bpe::merges_differ(bool byte_mapped) const {
         const uint32_t n = uint32_t(all[j].key.size());
         uint32_t init[kScanMax], m = 0;
         if (small_symbols(t, n, byte_mapped, init, m) && m) {
-          small_start(words[live], init, m);
+          merger_.start(words[live], init, m);
           owner[live++] = &all[j];
         } else {
           encode_merges(t, n, byte_mapped, out, sc);
@@ -146,11 +146,11 @@ const StringTable& Bpe::merges_differ(bool byte_mapped) const {
       }
       while (live)
         for (size_t i = 0; i < live;) {
-          if (!small_step(words[i])) {
+          if (!merger_.step(words[i])) {
             i++;
             continue;
           }
-          small_emit(words[i], out);
+          merger_.emit(words[i], out);
           check(*owner[i]);
           --live;
           if (i != live) words[i] = words[live], owner[i] = owner[live];
@@ -337,11 +337,6 @@ bool Bpe::byte_fallback_ok(const uint8_t* c, uint32_t len) const {
   return true;
 }
 
-void Bpe::push_symbol(uint32_t id, BpeScratch& sc) const {
-  const int32_t i = int32_t(sc.symbols.size());
-  sc.symbols.push_back({id, i - 1, i + 1, true});
-}
-
 // One character of the piece (merge_word's loop body): c[0..len) in the piece's content.
 void Bpe::add_char(const uint8_t* c, uint32_t len, bool first, bool last, bool byte_mapped, BpeScratch& sc,
                    uint32_t& pending_unk) const {
@@ -359,165 +354,23 @@ void Bpe::add_char(const uint8_t* c, uint32_t len, bool first, bool last, bool b
     if (!fast) id = vocab_.get(s);
   }
   if (id != kMissing) {
-    if (pending_unk != kMissing) push_symbol(pending_unk, sc), pending_unk = kMissing;
-    push_symbol(id, sc);
+    if (pending_unk != kMissing) sc.merge.push(pending_unk), pending_unk = kMissing;
+    sc.merge.push(id);
     return;
   }
   if (opt_.byte_fallback) {
     bool all = true;
     for (unsigned char b : s) all &= byte_token_[b] != kMissing;
     if (all) {  // (the oracle leaves a pending unk where it is: it follows these bytes)
-      for (unsigned char b : s) push_symbol(byte_token_[b], sc);
+      for (unsigned char b : s) sc.merge.push(byte_token_[b]);
       return;
     }
   }
   if (opt_.unk_id != BpeOptions::kNone) {
-    if (pending_unk != kMissing && !opt_.fuse_unk) push_symbol(pending_unk, sc);
+    if (pending_unk != kMissing && !opt_.fuse_unk) sc.merge.push(pending_unk);
     pending_unk = opt_.unk_id;
   }
   // no unk token: the character is dropped
-}
-
-void Bpe::merge_all(BpeScratch& sc) const {
-  auto& sym = sc.symbols;
-  auto& heap = sc.heap;
-  heap.clear();
-  // Min-heap on (rank, pos): the lowest rank first, the leftmost among equal ranks.
-  auto later = [](const BpeScratch::Candidate& a, const BpeScratch::Candidate& b) {
-    return a.rank != b.rank ? a.rank > b.rank : a.pos > b.pos;
-  };
-  auto push = [&](uint32_t pos) {
-    const int32_t next = sym[pos].next;
-    uint32_t rank, result;
-    if (merges_.find(sym[pos].id, sym[next].id, rank, result)) {
-      heap.push_back({rank, pos, result});
-      std::push_heap(heap.begin(), heap.end(), later);
-    }
-  };
-  for (uint32_t i = 0; i + 1 < sym.size(); i++) push(i);
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), later);
-    const BpeScratch::Candidate top = heap.back();
-    heap.pop_back();
-    BpeScratch::Symbol& left = sym[top.pos];
-    if (!left.alive || left.next >= int32_t(sym.size())) continue;
-    const uint32_t next = uint32_t(left.next);
-    // Stale unless the pair here still merges into the same token (the oracle's test).
-    uint32_t rank, result;
-    if (!merges_.find(left.id, sym[next].id, rank, result) || result != top.result) continue;
-    left.id = top.result;
-    left.next = sym[next].next;
-    sym[next].alive = false;
-    if (left.next < int32_t(sym.size())) sym[left.next].prev = int32_t(top.pos);
-    if (left.prev >= 0) push(uint32_t(left.prev));
-    if (left.next < int32_t(sym.size())) push(top.pos);
-  }
-}
-
-// merge_all's order without the queue: every merge is the pair of lowest rank, leftmost
-// among equal ranks, of the pairs present now -- which is what the queue yields, since a
-// pair's entry is pushed when it forms and entries of pairs gone are skipped.  (The
-// oracle's skip test compares the merged token, not the pair; the two differ only if two
-// vocabulary strings share an id, and then merge_all runs instead.)  For words of at most
-// kScanMax symbols, on the stack: each merge costs two merge-table lookups, for the two
-// pairs it forms, and a scan of at most kScanMax ranks finds the next one.
-void Bpe::small_start(SmallWord& w, const uint32_t* ids, uint32_t n) const {
-  w.n = n;
-  w.stale = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    w.id[i] = ids[i];
-    w.rank[i] = UINT32_MAX;
-    w.next[i] = uint8_t(i + 1 < n ? i + 1 : kScanMax);
-    w.prev[i] = uint8_t(i > 0 ? i - 1 : kScanMax);
-  }
-  // The first lookups are independent: start all their memory reads before using any
-  // (a new word's pairs are mostly cold in the cache).
-  for (uint32_t i = 0; i + 1 < n; i++) merges_.prefetch(ids[i], ids[i + 1]), w.stale |= 1u << i;
-}
-
-bool Bpe::small_step(SmallWord& w) const {
-  for (uint32_t b = w.stale; b; b &= b - 1) {  // the pairs the last merge formed (prefetched then)
-    const uint32_t i = uint32_t(__builtin_ctz(b)), after = w.next[i];
-    if (after >= kScanMax || !merges_.find(w.id[i], w.id[after], w.rank[i], w.result[i])) w.rank[i] = UINT32_MAX;
-  }
-  w.stale = 0;
-  uint32_t best = 0, best_rank = UINT32_MAX;
-  for (uint32_t i = 0; i < w.n; i++) {  // the leftmost of the lowest rank (dead symbols have none)
-    const bool lower = w.rank[i] < best_rank;
-    best = lower ? i : best;
-    best_rank = lower ? w.rank[i] : best_rank;
-  }
-  if (best_rank == UINT32_MAX) return true;
-  const uint32_t gone = w.next[best];
-  w.id[best] = w.result[best];
-  w.next[best] = w.next[gone];
-  w.rank[gone] = UINT32_MAX;
-  const uint32_t after = w.next[best], before = w.prev[best];
-  if (after < kScanMax) w.prev[after] = uint8_t(best), merges_.prefetch(w.id[best], w.id[after]);
-  w.rank[best] = UINT32_MAX;
-  w.stale |= 1u << best;
-  if (before < kScanMax) merges_.prefetch(w.id[before], w.id[best]), w.stale |= 1u << before;
-  return false;
-}
-
-void Bpe::small_emit(const SmallWord& w, std::vector<uint32_t>& out) const {
-  for (uint32_t i = 0; i < kScanMax && i < w.n; i = w.next[i]) out.push_back(w.id[i]);
-}
-
-void Bpe::merge_small(const uint32_t* ids, uint32_t n, std::vector<uint32_t>& out) const {
-  SmallWord w;
-  small_start(w, ids, n);
-  while (!small_step(w)) {
-  }
-  small_emit(w, out);
-}
-
-// merge_small's order for long words (a Chinese sentence is one piece): the lowest
-// (rank, position) comes from a tournament tree over the pairs instead of a scan, so a
-// merge costs its two lookups and three leaf updates of log2(n) steps each.
-void Bpe::merge_large(BpeScratch& sc, std::vector<uint32_t>& out) const {
-  auto& sym = sc.symbols;
-  const uint32_t n = uint32_t(sym.size());
-  uint32_t size = 1;
-  while (size < n) size *= 2;
-  auto& tree = sc.tree;  // (rank << 32 | position), the minimum of each subtree; leaves at size + i
-  constexpr uint64_t kNone = ~uint64_t(0);
-  tree.assign(2 * size, kNone);
-  sc.result.resize(n);
-  auto set = [&](uint32_t i, uint64_t key) {
-    uint32_t k = size + i;
-    tree[k] = key;
-    // Up to the first node whose minimum stays what it was: the ones above it do too.
-    for (k >>= 1; k; k >>= 1) {
-      const uint64_t m = std::min(tree[2 * k], tree[2 * k + 1]);
-      if (tree[k] == m) break;
-      tree[k] = m;
-    }
-  };
-  auto pair_key = [&](uint32_t i) -> uint64_t {
-    const int32_t next = sym[i].next;
-    uint32_t rank;
-    if (next >= int32_t(n) || !merges_.find(sym[i].id, sym[next].id, rank, sc.result[i])) return kNone;
-    return (uint64_t(rank) << 32) | i;
-  };
-  for (uint32_t i = 0; i + 1 < n; i++) merges_.prefetch(sym[i].id, sym[i + 1].id);
-  for (uint32_t i = 0; i < n; i++) tree[size + i] = pair_key(i);
-  for (uint32_t k = size - 1; k; k--) tree[k] = std::min(tree[2 * k], tree[2 * k + 1]);
-  while (tree[1] != kNone) {
-    const uint32_t best = uint32_t(tree[1]);
-    BpeScratch::Symbol& left = sym[best];
-    const uint32_t gone = uint32_t(left.next);
-    left.id = sc.result[best];
-    left.next = sym[gone].next;
-    sym[gone].alive = false;
-    set(gone, kNone);
-    if (left.next < int32_t(n)) sym[left.next].prev = int32_t(best), merges_.prefetch(left.id, sym[left.next].id);
-    if (left.prev >= 0) merges_.prefetch(sym[left.prev].id, left.id);
-    set(best, pair_key(best));
-    if (left.prev >= 0) set(uint32_t(left.prev), pair_key(uint32_t(left.prev)));
-  }
-  for (const auto& x : sym)
-    if (x.alive) out.push_back(x.id);
 }
 
 uint32_t Bpe::whole_piece(const uint8_t* s, uint32_t n, bool byte_mapped) const {
@@ -579,7 +432,7 @@ bool Bpe::small_symbols(const uint8_t* s, uint32_t n, bool byte_mapped, uint32_t
 
 void Bpe::encode_many(BpeJob* jobs, size_t count, bool byte_mapped, std::vector<uint32_t>& ids,
                       BpeScratch& sc) const {
-  SmallWord words[kMaxJobs];
+  BpeMerger::SmallWord words[kMaxJobs];
   BpeJob* owner[kMaxJobs];
   size_t live = 0;
   const WordSeed& seed = seed_[byte_mapped];
@@ -601,7 +454,7 @@ void Bpe::encode_many(BpeJob* jobs, size_t count, bool byte_mapped, std::vector<
     }
     uint32_t init[kScanMax], m = 0;
     if (live < kMaxJobs && small_symbols(job.s, job.n, byte_mapped, init, m) && m) {
-      small_start(words[live], init, m);
+      merger_.start(words[live], init, m);
       owner[live++] = &job;
       continue;
     }
@@ -610,13 +463,13 @@ void Bpe::encode_many(BpeJob* jobs, size_t count, bool byte_mapped, std::vector<
   }
   while (live)
     for (size_t i = 0; i < live;) {
-      if (!small_step(words[i])) {
+      if (!merger_.step(words[i])) {
         i++;
         continue;
       }
       BpeJob& job = *owner[i];
       job.first = uint32_t(ids.size());
-      small_emit(words[i], ids);
+      merger_.emit(words[i], ids);
       job.count = uint32_t(ids.size()) - job.first;
       --live;
       if (i != live) words[i] = words[live], owner[i] = owner[live];
@@ -638,10 +491,10 @@ void Bpe::encode_merges(const uint8_t* s, uint32_t n, bool byte_mapped, std::vec
   if (n == 0) return;
   uint32_t ids[kScanMax], count = 0;
   if (small_symbols(s, n, byte_mapped, ids, count)) {
-    if (count) merge_small(ids, count, out);
+    if (count) merger_.merge_small(ids, count, out);
     return;
   }
-  sc.symbols.clear();
+  sc.merge.symbols.clear();
   // Without ByteLevel, a word of more than kScanMax characters, each a BMP token
   // (a Chinese sentence in a Metaspace pipeline): the tournament tree.
   if (!byte_mapped && simple_bytes_ && !duplicate_ids_) {
@@ -652,16 +505,16 @@ void Bpe::encode_merges(const uint8_t* s, uint32_t n, bool byte_mapped, std::vec
       bool bytes = false;
       fast = bmp_symbol(s + i, len, n - i, id, bytes);
       for (uint32_t k = 0; fast && k < (bytes ? len : 1); k++) {
-        const int32_t at = int32_t(sc.symbols.size());
-        sc.symbols.push_back({bytes ? byte_token_[s[i + k]] : id, at - 1, at + 1, true});
+        const int32_t at = int32_t(sc.merge.symbols.size());
+        sc.merge.symbols.push_back({bytes ? byte_token_[s[i + k]] : id, at - 1, at + 1, true});
       }
       i += len;
     }
     if (fast) {
-      merge_large(sc, out);
+      merger_.merge_large(sc.merge, out);
       return;
     }
-    sc.symbols.clear();
+    sc.merge.symbols.clear();
   }
   if (byte_mapped && simple_bytes_ && !duplicate_ids_) {  // a long ByteLevel word
     // Its initial symbols: units where chars_ is built (then every byte is a token), else bytes.
@@ -677,9 +530,9 @@ void Bpe::encode_merges(const uint8_t* s, uint32_t n, bool byte_mapped, std::vec
       }
     }
     if (all_known) {
-      sc.symbols.resize(m);
-      for (uint32_t i = 0; i < m; i++) sc.symbols[i] = {sc.initial[i], int32_t(i) - 1, int32_t(i) + 1, true};
-      merge_large(sc, out);
+      sc.merge.symbols.resize(m);
+      for (uint32_t i = 0; i < m; i++) sc.merge.symbols[i] = {sc.initial[i], int32_t(i) - 1, int32_t(i) + 1, true};
+      merger_.merge_large(sc.merge, out);
       return;
     }
   }
@@ -689,22 +542,20 @@ void Bpe::encode_merges(const uint8_t* s, uint32_t n, bool byte_mapped, std::vec
     add_char(s + i, len, i == 0, i + len == n, byte_mapped, sc, pending_unk);
     i += len;
   }
-  if (pending_unk != kMissing) push_symbol(pending_unk, sc);
-  if (sc.symbols.empty()) return;
-  sc.symbols.back().next = int32_t(sc.symbols.size());
+  if (pending_unk != kMissing) sc.merge.push(pending_unk);
+  if (sc.merge.symbols.empty()) return;
+  sc.merge.symbols.back().next = int32_t(sc.merge.symbols.size());
   if (!duplicate_ids_) {
-    if (sc.symbols.size() <= kScanMax) {
+    if (sc.merge.symbols.size() <= kScanMax) {
       uint32_t ids[kScanMax];
-      for (size_t i = 0; i < sc.symbols.size(); i++) ids[i] = sc.symbols[i].id;
-      merge_small(ids, uint32_t(sc.symbols.size()), out);
+      for (size_t i = 0; i < sc.merge.symbols.size(); i++) ids[i] = sc.merge.symbols[i].id;
+      merger_.merge_small(ids, uint32_t(sc.merge.symbols.size()), out);
     } else {
-      merge_large(sc, out);
+      merger_.merge_large(sc.merge, out);
     }
     return;
   }
-  merge_all(sc);
-  for (const auto& x : sc.symbols)
-    if (x.alive) out.push_back(x.id);
+  merger_.merge_queue(sc.merge, out);
 }
 
 }  // namespace tagpipe

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/utf8.h"
+#include "model/bpe_merge.h"
 #include "model/bridge_cuts.h"
 #include "model/char_merges.h"
 #include "model/cjk_ids.h"
@@ -39,18 +40,7 @@ struct BpeOptions {
 };
 
 struct BpeScratch {
-  struct Symbol {
-    uint32_t id;
-    int32_t prev, next;
-    bool alive;
-  };
-  struct Candidate {
-    uint32_t rank, pos, result;
-  };
-  std::vector<Symbol> symbols;
-  std::vector<Candidate> heap;
-  std::vector<uint64_t> tree;
-  std::vector<uint32_t> result;
+  MergeScratch merge;
   std::vector<uint32_t> initial;  // a long ByteLevel word's initial symbols
   std::string text;  // a character with its prefix / suffix
 };
@@ -118,19 +108,10 @@ class Bpe {
  private:
   void add_char(const uint8_t* c, uint32_t len, bool first, bool last, bool byte_mapped, BpeScratch& sc,
                 uint32_t& pending_unk) const;
-  void push_symbol(uint32_t id, BpeScratch& sc) const;
   bool byte_fallback_ok(const uint8_t* c, uint32_t len) const;
   bool all_byte_tokens() const;
   bool bmp_symbol(const uint8_t* c, uint32_t len, uint32_t left, uint32_t& id, bool& bytes) const;
-  void merge_all(BpeScratch& sc) const;       // the oracle's priority queue
-  static constexpr uint32_t kScanMax = 16;   // longer words: the queue (the scan is quadratic)
-  // A word of at most kScanMax symbols being merged, resumable one merge at a time.
-  struct SmallWord {
-    uint32_t id[kScanMax], rank[kScanMax], result[kScanMax];
-    uint8_t next[kScanMax], prev[kScanMax];  // kScanMax = none
-    uint32_t n;
-    uint32_t stale;  // bit i: the pair at i is to be looked up (its slot was prefetched)
-  };
+  static constexpr uint32_t kScanMax = BpeMerger::kScanMax;
   uint32_t whole_piece(const uint8_t* s, uint32_t n, bool byte_mapped) const;  // ignore_merges
   uint32_t whole_piece(const uint8_t* s, uint32_t n, uint64_t h, bool byte_mapped) const;  // h = hash_bytes(s, n)
   // encode() without ignore_merges' whole-piece lookup: the merges alone.
@@ -152,11 +133,6 @@ class Bpe {
   const StringTable& merges_differ(bool byte_mapped) const;
   bool known_char(uint32_t cp) const;
   bool small_symbols(const uint8_t* s, uint32_t n, bool byte_mapped, uint32_t* ids, uint32_t& count) const;
-  void small_start(SmallWord& w, const uint32_t* ids, uint32_t n) const;
-  bool small_step(SmallWord& w) const;  // one merge; true when no pair merges any more
-  void small_emit(const SmallWord& w, std::vector<uint32_t>& out) const;
-  void merge_small(const uint32_t* ids, uint32_t n, std::vector<uint32_t>& out) const;  // the same order, by scanning
-  void merge_large(BpeScratch& sc, std::vector<uint32_t>& out) const;  // the same order, tournament tree
 
   StringTable vocab_;
   bool duplicate_ids_ = false;  // two vocabulary strings share an id (see merge_small)
@@ -181,7 +157,7 @@ class Bpe {
   // Chinese clause that is not one of them is ruled out without a probe of the vocabulary
   // (128k strings), which waited for memory once per clause.
   HashSet long_strings_[2];
-  MergeTable merges_;
+  BpeMerger merger_;  // (and the merge table)
   BpeOptions opt_;
   // Fast paths: the id of a one-byte character (ByteLevel byte or ASCII character) as the
   // [first][last] symbol of a piece, or kMissing.

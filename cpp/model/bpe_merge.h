@@ -1,0 +1,76 @@
+// The merge loop of BPE: a word's symbols merged lowest rank first, leftmost among equal
+// ranks, until no neighbouring pair merges -- the order of the oracle's priority queue
+// (tokenizers/src/models/bpe/word.rs, merge_all), whose stale entries are skipped when the
+// pair there no longer merges into the same token.
+//
+// Three ways to that order:
+//   - merge_small, for words of at most kScanMax symbols (nearly all): on the stack, each
+//     merge two merge-table lookups (the pairs it forms) and a scan of the ranks;
+//     resumable one merge at a time (SmallWord), so that the misses of a batch advance
+//     round robin and one word's table lookups overlap another's;
+//   - merge_large, for longer ones (a Chinese sentence is one piece): the lowest (rank,
+//     position) from a tournament tree, a merge costing its two lookups and three leaf
+//     updates of log2(n) steps;
+//   - merge_queue, the oracle's queue itself, when two vocabulary strings share an id.
+// The scan and the tree pick the lowest rank among the pairs present now, leftmost first:
+// what the queue yields, since a pair's entry is pushed when it forms and entries of pairs
+// gone are skipped.  The queue's skip test compares the merged token, not the pair; the two
+// differ only if two strings share an id -- then merge_queue runs.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "model/merge_table.h"
+
+namespace tagpipe {
+
+// Per-thread memory of the merge loop.
+struct MergeScratch {
+  struct Symbol {
+    uint32_t id;
+    int32_t prev, next;
+    bool alive;
+  };
+  struct Candidate {
+    uint32_t rank, pos, result;
+  };
+  std::vector<Symbol> symbols;  // the word, for merge_large and merge_queue
+  std::vector<Candidate> heap;
+  std::vector<uint64_t> tree;
+  std::vector<uint32_t> result;
+  void push(uint32_t id) {
+    const int32_t i = int32_t(symbols.size());
+    symbols.push_back({id, i - 1, i + 1, true});
+  }
+};
+
+class BpeMerger {
+ public:
+  static constexpr uint32_t kScanMax = 16;  // longer words: the tree (the scan is quadratic)
+
+  explicit BpeMerger(const std::vector<BpeMerge>& merges) : table_(merges) {}
+  const MergeTable& table() const { return table_; }
+
+  // A word of at most kScanMax symbols being merged, one merge at a time.
+  struct SmallWord {
+    uint32_t id[kScanMax], rank[kScanMax], result[kScanMax];
+    uint8_t next[kScanMax], prev[kScanMax];  // kScanMax = none
+    uint32_t n;
+    uint32_t stale;  // bit i: the pair at i is to be looked up (its slot was prefetched)
+  };
+  void start(SmallWord& w, const uint32_t* ids, uint32_t n) const;
+  bool step(SmallWord& w) const;  // one merge; true when no pair merges any more
+  void emit(const SmallWord& w, std::vector<uint32_t>& out) const {
+    for (uint32_t i = 0; i < kScanMax && i < w.n; i = w.next[i]) out.push_back(w.id[i]);
+  }
+
+  // The merged ids of a word appended to out.
+  void merge_small(const uint32_t* ids, uint32_t n, std::vector<uint32_t>& out) const;
+  void merge_large(MergeScratch& sc, std::vector<uint32_t>& out) const;  // (the word: sc.symbols)
+  void merge_queue(MergeScratch& sc, std::vector<uint32_t>& out) const;  // (the word: sc.symbols)
+
+ private:
+  MergeTable table_;
+};
+
+}  // namespace tagpipe
