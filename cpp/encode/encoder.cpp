@@ -20,7 +20,6 @@ Worker& thread_worker() {
 Encoder::Encoder(EncoderSpec spec)
     : normalizer_(std::move(spec.normalizer)),
       pre_tokenizer_(spec.pre_tokenizer),
-      bpe_(std::move(spec.vocab), spec.merges, std::move(spec.bpe)),
       piece_model_(std::move(spec.piece_model)),
       raw_(std::move(spec.raw_tokens)),
       normalized_(std::move(spec.normalized_tokens)),
@@ -31,11 +30,8 @@ Encoder::Encoder(EncoderSpec spec)
       model_can_fail_(piece_model_ && piece_model_->can_fail()),
       caches_(spec.cache_bytes) {
   if (piece_model_) return;
-  const bool form = piece_form();
-  const bool cuts = bpe_.cut_rule(form).empty();
-  pre_tokenizer_.model_cuts(cuts);
-  if (cuts) bpe_.prepare_cuts(form);  // (at load: a first long new piece would pay it)
-  bpe_.prepare_seed(form);
+  bpe_ = Bpe::make(std::move(spec.vocab), spec.merges, std::move(spec.bpe), piece_form());
+  pre_tokenizer_.model_cuts(bpe_->cut_rule().empty());
 }
 
 // Which form the pre-tokenizer leaves pieces in: ByteLevel bytes (true) or plain UTF-8.
@@ -46,14 +42,14 @@ bool Encoder::piece_form() const {
   return probe.text.byte_mapped;
 }
 
-size_t Encoder::seed_size() const { return piece_model_ ? 0 : bpe_.seed(piece_form()).size(); }
+size_t Encoder::seed_size() const { return bpe_ ? bpe_->seed().size() : 0; }
 
 std::optional<std::string> Encoder::cut_rule() const {
-  if (piece_model_) return std::nullopt;
-  return bpe_.cut_rule(piece_form());
+  if (!bpe_) return std::nullopt;
+  return bpe_->cut_rule();
 }
 
-std::string Encoder::cut_exception() const { return piece_model_ ? "" : bpe_.cut_exception(piece_form()); }
+std::string Encoder::cut_exception() const { return bpe_ ? bpe_->cut_exception() : ""; }
 
 size_t Encoder::cache_used() const { return caches_.used(); }
 

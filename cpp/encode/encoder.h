@@ -142,13 +142,13 @@ class Encoder {
   bool encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& w, ThreadCache& cache) const;
   bool encode_gaps(const uint8_t* s, Worker& w, ThreadCache& cache) const;
   bool run_gaps(Worker& w, ThreadCache& cache) const;
-  Models models() const { return piece_model_ ? Models{nullptr, piece_model_.get()} : Models{&bpe_, nullptr}; }
+  Models models() const { return {bpe_.get(), piece_model_.get()}; }
   bool piece_form() const;
 
   normalize::Normalizer normalizer_;
   pretok::PreTokenizer pre_tokenizer_;
-  Bpe bpe_;                                       // the model, unless piece_model_ is set
-  std::shared_ptr<const PieceModel> piece_model_;  // WordPiece, WordLevel, Unigram
+  std::shared_ptr<const PieceModel> piece_model_;  // WordPiece, WordLevel, Unigram; else
+  std::unique_ptr<const Bpe> bpe_;                 // BPE, for the pre-tokenizer's piece form
   added::Splitter raw_, normalized_;
   std::vector<uint32_t> prefix_ids_, suffix_ids_;
   bool need_origin_;

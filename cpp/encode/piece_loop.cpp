@@ -89,8 +89,8 @@ class PieceLoop {
         sink_(w.sink),
         t_(w.pieces.text),
         pieces_(w.pieces.pieces),
-        seed_(models.bpe ? &models.bpe->seed(t_.byte_mapped) : nullptr),
-        refine_(models.bpe && !t_.byte_mapped) {}
+        seed_(models.bpe ? &models.bpe->seed() : nullptr),
+        refine_(models.bpe && !models.bpe->byte_level()) {}
 
   bool run(const std::vector<Worker::Placed>* tokens);
 
@@ -132,6 +132,8 @@ class PieceLoop {
 
 bool PieceLoop::run(const std::vector<Worker::Placed>* tokens) {
   const size_t count = pieces_.size();
+  // (BPE is built for the pre-tokenizer's one piece form; another would be a bug: delegate)
+  if (models_.bpe && count && t_.byte_mapped != models_.bpe->byte_level()) return false;
   w_.misses.byte_mapped = t_.byte_mapped;  // (the form of the jobs this call adds)
   for (size_t k = 0; k < count && k < kAhead; k++) request(k);
   size_t token = 0;
@@ -191,9 +193,9 @@ inline __attribute__((always_inline)) PieceLoop::Outcome PieceLoop::piece(const 
     }
   }
   const uint64_t h = n > WordCache::kMediumMax ? q.h : 0;  // (a long piece's probe is its hash_bytes)
-  if (may_cut && n >= 16 && models_.bpe && models_.bpe->cuts(p, n, h, t_.byte_mapped, w_.cuts)) return kCut;
+  if (may_cut && n >= 16 && models_.bpe && models_.bpe->cuts(p, n, h, w_.cuts)) return kCut;
   if (refine && tc_.refine_gate.want()) {
-    if (models_.bpe->refine(p, n, t_.byte_mapped, w_.subcuts)) return kRefined;
+    if (models_.bpe->refine(p, n, w_.subcuts)) return kRefined;
     tc_.refine_gate.record(false);
   }
   return queue_miss(p, n);
@@ -220,7 +222,7 @@ bool PieceLoop::encode_cut(const uint8_t* p, uint32_t n, const WordCache::Probe&
   const size_t first_id = sink_.size, holes = w_.misses.holes.size();
   const uint64_t flushes = w_.misses.flushes;
   if (refine_) request_parts(cache_, p, w_.cuts, w_.part_probes);
-  const CjkIds* cjk = t_.byte_mapped && !models_.bpe->cjk().empty() ? &models_.bpe->cjk() : nullptr;
+  const CjkIds* cjk = models_.bpe->cjk().empty() ? nullptr : &models_.bpe->cjk();
   for (uint32_t begin = 0, i = 0; i < w_.cuts.size(); begin = w_.cuts[i++]) {
     const uint32_t m = w_.cuts[i] - begin;
     if (cjk && m == 3) {
@@ -288,7 +290,7 @@ bool flush_misses(const Models& models, CachePool& pool, WordCache& cache, Worke
   StageTimer timer(w.times ? &w.times->miss_ns : nullptr);
   m.ids.clear();
   if (models.bpe) {
-    models.bpe->encode_many(m.jobs.data(), m.jobs.size(), m.byte_mapped, m.ids, w.bpe);
+    models.bpe->encode_many(m.jobs.data(), m.jobs.size(), m.ids, w.bpe);
   } else if (m.byte_mapped || !models.other->encode_many(m.jobs.data(), m.jobs.size(), m.ids, w.piece)) {
     // (ByteLevel-mapped pieces are only for BPE: the plan does not build other models with them)
     m.clear();

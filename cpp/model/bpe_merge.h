@@ -63,6 +63,21 @@ class BpeMerger {
   void emit(const SmallWord& w, std::vector<uint32_t>& out) const {
     for (uint32_t i = 0; i < kScanMax && i < w.n; i = w.next[i]) out.push_back(w.id[i]);
   }
+  // Merges words[0..live) round robin, one merge each in turn, so that while one word waits
+  // for its merge-table lookups the others compute; done(word, owner) as each one finishes.
+  template <class Owner, class Done>
+  void merge_round_robin(SmallWord* words, Owner* owners, size_t live, Done done) const {
+    while (live)
+      for (size_t i = 0; i < live;) {
+        if (!step(words[i])) {
+          i++;
+          continue;
+        }
+        done(words[i], owners[i]);
+        --live;
+        if (i != live) words[i] = words[live], owners[i] = owners[live];
+      }
+  }
 
   // The merged ids of a word appended to out.
   void merge_small(const uint32_t* ids, uint32_t n, std::vector<uint32_t>& out) const;
