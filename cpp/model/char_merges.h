@@ -126,6 +126,7 @@ class CharMerges {
   }
 
  private:
+  class Builder;  // (char_merges.cpp)
   // The strings a character's text must not end (left) or start (right) with here.
   struct Guard {
     uint64_t edge[4] = {};     // their last (left) / first (right) bytes: most checks end here
