@@ -92,9 +92,9 @@ bool Encoder::encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& 
 // The gaps between raw added tokens, many at once: each normalized as encode_gap does, one
 // after another into one buffer, then one pre-tokenizer run over them all (each gap one of
 // its initial pieces, split as if alone) and one encode_pieces, which puts each added
-// token's id before the first piece after it.  gemma-3 has "\n" tokens, so every line is a
-// gap: run one gap at a time, the stages' and the cache loop's fixed costs per call took
-// all-hit code from 226 MB/s (its file without those tokens) to 142.  (Not with normalized
+// token's id before the first piece after it.  With "\n" tokens (gemma-3) every line is a
+// gap, and one gap at a time the stages' and the cache loop's fixed costs per call took
+// most of the time on code.  (Not with normalized
 // added tokens, which need each gap's own split, nor with a stage that reads origins or
 // rewrites the text: the tokens are placed by their position in it.)  The buffer is run
 // every kGapsBytes, so that it stays in the CPU's cache.

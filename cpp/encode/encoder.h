@@ -156,8 +156,8 @@ class Encoder {
   bool model_can_fail_;  // an error the oracle raises may come from any piece: no early stop
   mutable CachePool caches_;
   // encode_batch's per-thread id buffers, kept between calls (at most kKeepSinkIds ids
-  // each): a new buffer grows by doubling through fresh pages, and on a 600 kB batch its
-  // copies and page faults cost 5-10% of the call.
+  // each): a new buffer grows by doubling through fresh pages, whose copies and page faults
+  // cost a batch of a few hundred kB a noticeable share of its time.
   mutable std::mutex sinks_mutex_;
   mutable std::vector<std::vector<uint32_t>> spare_sinks_;
 };

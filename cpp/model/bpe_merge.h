@@ -1,21 +1,9 @@
 // The merge loop of BPE: a word's symbols merged lowest rank first, leftmost among equal
-// ranks, until no neighbouring pair merges -- the order of the oracle's priority queue
-// (tokenizers/src/models/bpe/word.rs, merge_all), whose stale entries are skipped when the
-// pair there no longer merges into the same token.
-//
-// Three ways to that order:
-//   - merge_small, for words of at most kScanMax symbols (nearly all): on the stack, each
-//     merge two merge-table lookups (the pairs it forms) and a scan of the ranks;
-//     resumable one merge at a time (SmallWord), so that the misses of a batch advance
-//     round robin and one word's table lookups overlap another's;
-//   - merge_large, for longer ones (a Chinese sentence is one piece): the lowest (rank,
-//     position) from a tournament tree, a merge costing its two lookups and three leaf
-//     updates of log2(n) steps;
-//   - merge_queue, the oracle's queue itself, when two vocabulary strings share an id.
-// The scan and the tree pick the lowest rank among the pairs present now, leftmost first:
-// what the queue yields, since a pair's entry is pushed when it forms and entries of pairs
-// gone are skipped.  The queue's skip test compares the merged token, not the pair; the two
-// differ only if two strings share an id -- then merge_queue runs.
+// ranks -- the order of the oracle's priority queue (word.rs merge_all).  merge_small scans
+// (words of at most kScanMax symbols, resumable for a batch's round robin), merge_large
+// keeps a tournament tree (longer words), merge_queue is the oracle's queue (shared ids,
+// where the queue's staleness test by token differs).  Why they agree:
+// docs/design/merge-loop.md.
 #pragma once
 #include <cstdint>
 #include <vector>

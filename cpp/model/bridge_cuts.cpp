@@ -39,16 +39,14 @@ void BridgeCuts::add_merge(const uint8_t* a, uint32_t an, const uint8_t* b, uint
 }
 
 void BridgeCuts::finish() {
-  // 64 bits per pair or more, up to 256 KiB (llama-2: 32 KiB; gemma-3: 256 KiB, 62 bits per
-  // pair).  Measured: llama-2 Chinese 1.08x from 32 to 64 bits per pair (a pair of its
-  // Chinese text is seldom in a result, and a false "bridged" costs a cut); gemma-3
-  // Russian 0.89x from 256 to 512 KiB (the probes then miss L2).
+  // 64 bits per pair or more (a false "bridged" costs a cut), up to 256 KiB (past that the
+  // probes miss L2).
   char_bits_ = filter_bits(pending_, 64, 21, [](uint64_t k) { return k * 0x9E3779B97F4A7C15ULL; });
   pairs_.assign(size_t(1) << (char_bits_ - 6), 0);
   for (uint64_t k : pending_) pairs_[word(k)] |= mask(k);
   std::vector<uint64_t>().swap(pending_);
-  // The quads: 32 bits each or more, up to 512 KiB (llama-2: 28,136 quads in 128 KiB;
-  // gemma-3: 184,103 in 512 KiB).  Only the parts that missed the word cache ask them.
+  // The quads: 32 bits each or more, up to 512 KiB.  Only the parts that missed the word
+  // cache ask them.
   if (!pending_quads_.empty()) {
     const int bits = filter_bits(pending_quads_, 32, 22, [](uint64_t h) { return h; });
     quad_shift_ = 64 - (bits - 6);
@@ -56,8 +54,7 @@ void BridgeCuts::finish() {
     for (uint64_t h : pending_quads_) quads_[h >> quad_shift_] |= quad_mask(h);
     std::vector<uint64_t>().swap(pending_quads_);
   }
-  // (ByteLevel: a few hundred results start or end inside a character -- llama-3: 593 of
-  // 61,415 such boundaries -- 256 bits each)
+  // (ByteLevel: the few results that start or end inside a character, 256 bits each)
   partial_bits_ = 12;
   while (partial_bits_ < 22 && (size_t(1) << partial_bits_) < partial_sigs_.size() * 256) partial_bits_++;
   partial_.assign(partial_sigs_.empty() ? 0 : size_t(1) << (partial_bits_ - 6), 0);
@@ -69,8 +66,8 @@ void BridgeCuts::finish() {
 }
 
 // A Bloom filter's size, 2^bits bits: `per` bits or more for each distinct key, from 2^12
-// up to 2^cap.  The keys are counted by the share of bits their hashes set in a 512 KiB
-// trial bitset (linear counting: a sort of gemma-3's 1.4M pairs would cost load time).
+// up to 2^cap.  The keys are counted by the share of bits their hashes set in a trial
+// bitset (linear counting: sorting a large vocabulary's pairs would cost load time).
 template <class Hash>
 int BridgeCuts::filter_bits(const std::vector<uint64_t>& keys, double per, int cap, Hash hash) {
   constexpr int kTrial = 22;

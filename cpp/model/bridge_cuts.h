@@ -1,47 +1,9 @@
-// Where a piece can be cut without changing its BPE: before a character where no merge
-// can join the symbols on either side.
-//
-// Why a cut there is exact: BPE's symbols are always substrings of the piece, and a merge
-// joins two neighbouring symbols into its result.  Take the first merge of the whole
-// piece's BPE that joins symbols across the boundary: no merge before it did, so its left
-// symbol ends at the boundary and its right one starts there -- the merge's left string
-// is the piece's text just before the boundary, its right string the text just after.  If
-// no merge matches the piece so, no merge ever joins across the boundary, the two sides
-// merge independently -- each side's merges come in the same order (lowest rank, leftmost
-// first) as they would alone -- and BPE(piece) = BPE(left) ++ BPE(right).  That needs the
-// initial symbols to be the piece's own bytes (ByteLevel) or characters, with an unknown
-// character's symbols never merging: Bpe::piece_cuts checks the vocabulary for it (no
-// character dropped, no merge of a <0xXX> or unk token, no continuing_subword_prefix /
-// end_of_word_suffix), and Bpe::cuts never cuts between two unknown characters while an
-// unk waits.
-//
-// The tests are local and conservative (a Bloom filter's collision only costs a cut, never
-// adds one):
-//   - Whole characters (SentencePiece vocabularies), the boundary between characters x and
-//     y: whether some merge's left string ends with x and its right one starts with y -- a
-//     Bloom filter of these pairs.  Vocabularies have few distinct ones (llama-2: 3,279;
-//     gemma-3: 33,695), so the filter is small: llama-2's is 32 KiB.  Bpe::cuts asks it.
-//     Then, for a part the word cache did not know (Bpe::refine), the same with the
-//     characters around: the quad (w, x, y, z) of the merge's left string's last two
-//     characters and its right one's first two (kAlone for a string of one), against the
-//     piece's: four probes of a second filter (llama-2: 128 KiB).  Of the boundaries the
-//     pairs keep in llama-2's Russian text, the quads would cut 8% (a Python count with
-//     exact sets); asked everywhere they cost more than that saved.
-//   - Around a character outside ASCII in ByteLevel pieces: whether some merge result holds
-//     x and y whole, side by side (any merge that can join across the boundary makes such a
-//     result) -- the same pair filter.  A ByteLevel result may also start or end inside a
-//     character (llama-3: 593 of its 61,415 such boundaries); those go to the signatures
-//     below, in a bitset of their own.
-//   - Between two ASCII characters (ByteLevel): the boundary between bytes b = s[p-1] and
-//     c = s[p] is bridged if some merge result, cut at one of its own inner positions,
-//     shows the same bytes there -- b and c, plus the byte before b and the byte after c
-//     where the result has them (a result that starts at b or ends at c matches whatever
-//     the piece has there).  The signatures (a|START, b, c, d|END) of every result live in
-//     a bitset by hash.
-// Between two Chinese characters the pairs are the better test: a signature sees only
-// their inner bytes -- the last two of x, the first two of y -- so one pair in a result
-// bridged some 384 pairs of characters (fresh llama-3 Chinese 1.14x, gpt-4o 1.24x).  A
-// long new piece then becomes short ones the word cache mostly knows.
+// The filters that say where a piece can be cut without changing its BPE: a boundary is
+// "bridged" when some merge could join the symbols on its two sides, and a cut is taken only
+// where it is not (proof, filters and their sizes: docs/design/bridge-cuts.md).  Bloom
+// filters, so a collision only costs a cut, never adds one: character pairs (and, to refine
+// a part, quads of characters) for whole-character pieces; byte signatures of merge results
+// for ByteLevel pieces, with the pairs around characters outside ASCII.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -52,7 +14,7 @@ namespace tagpipe {
 
 class BridgeCuts {
  public:
-  static constexpr int kBits = 22;  // the signatures: 512 KiB
+  static constexpr int kBits = 22;  // the signatures' bitset
   // A quad's side that is no character: its string is x (or y) alone, or the piece ends there.
   static constexpr uint32_t kAlone = 0x110000;
 
@@ -76,8 +38,8 @@ class BridgeCuts {
   void finish();
 
   // ByteLevel: whether a merge result could cover the boundary before s[p] (0 < p < n),
-  // where the character before it starts at s[prev].  (Whole characters: Bpe decodes each
-  // character once and asks bridged(x, y), then splits.)
+  // where the character before it starts at s[prev].  (Whole characters: BpeCuts decodes
+  // each character once and asks bridged(x, y), then splits.)
   bool bridged(const uint8_t* s, uint32_t n, uint32_t prev, uint32_t p) const {
     if ((s[p - 1] | s[p]) < 0x80) return signatures(bits_, kBits, s, n, p);
     // A character outside ASCII on a side: a result holding both whole has their pair; one
@@ -144,9 +106,8 @@ class BridgeCuts {
   static uint64_t pair_key(uint32_t x, uint32_t y) { return uint64_t(x) << 21 | y; }  // (code points: 21 bits)
   static uint64_t bit(uint64_t pair, int bits) { return (pair * 0x9E3779B97F4A7C15ULL) >> (64 - bits); }
   // The pair bitset is a blocked Bloom filter: two bits of one 64-bit word per pair (one
-  // memory access; a false "bridged" for ~1.5% of pairs at 16 bits per pair, where one bit
-  // gave ~5%: llama-2's Chinese text then kept whole a pair in twenty and missed its cache
-  // three times as often).  The word from one product's top bits, the two bits from another's.
+  // memory access, and far fewer false "bridged" than one bit).  The word from one
+  // product's top bits, the two bits from another's.
   size_t word(uint64_t pair) const { return size_t(bit(pair, char_bits_ - 6)); }
   static uint64_t mask(uint64_t pair) {
     const uint64_t h = pair * 0xD6E8FEB86659FD93ULL;

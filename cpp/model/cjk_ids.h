@@ -1,21 +1,12 @@
-// The ids of each character U+3000..U+9FFF (CJK punctuation, kana, CJK ideographs: the
-// three-byte characters whose lead byte is E3..E9) alone as a piece -- Bpe::encode of its
-// three bytes -- in a table indexed by the character.
+// The ids of each character U+3000..U+9FFF (the three-byte characters whose lead byte is
+// E3..E9) alone as a ByteLevel piece, in a table indexed by the character: Bpe::cuts leaves
+// a new Chinese clause in parts of a character or two, and this is one load where a word
+// cache probe was a hash, a table and a key compared (docs/design/cjk-ids.md).  ByteLevel
+// pieces only: whole-character parts have their slots requested ahead instead.
 //
-// Bpe::cuts leaves a new Chinese clause in parts of a character or two, and many are one
-// character.  Each part was a word-cache probe: a hash of its bytes, the table of recent
-// hits, a 16-byte key compared.  This is one load from a table of 28,672 words of which a
-// text touches its few thousand characters' (tens of KiB), and never a miss: every entry is
-// computed at load (Bpe::prepare_cuts: 3-5 ms for gpt2, llama-3, gpt-4o, qwen3, deepseek-v3).
-// ByteLevel pieces only.  Fresh Chinese, against the word cache alone: gpt2 1.07x, llama-3
-// 1.06x, gpt-4o 1.02x, qwen3 1.06x (geometric mean of 60 MB/s ratios).  For whole-character
-// parts (llama-2, mistral, gemma-3), whose slots encode_pieces requests ahead
-// (request_parts), the table cost 11-15% there.
-//
-// An entry holds up to three ids packed as the word cache packs them (pack3),
+// An entry holds up to three ids packed as the word cache packs them (model/packed_ids.h),
 // with kAbsent in the slots past the last; an entry whose first slot is kAbsent is not in
-// the table (a character with no id, or more than three, or one of 2^21 - 1 or more: the
-// caller's usual path answers it).
+// the table (no id, more than three, or one of 2^21 - 1 or more: the caller's usual path).
 #pragma once
 #include <cstdint>
 #include <vector>

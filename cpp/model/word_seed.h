@@ -1,18 +1,9 @@
 // The word seed: the vocabulary strings of 1..15 bytes whose BPE is their own token, by
-// the word cache's short key (WordCache::short_key).  Read-only once built, shared by
-// every thread (Bpe::prepare_seed builds one per piece form).
-//
-// On fresh text most of the cache's misses are words it has not seen yet, and many are
-// one vocabulary token whole (gpt2: 43% of the misses on English, 29% on code); BPE spends
-// ~450 ns merging such a word back together, where this is a probe.  At a cache miss the
-// encoder requests the piece's slot (prefetch); Bpe::encode_many asks here first when the
-// misses are answered together, and the encoder caches what it finds.  A filter of one bit
-// per hash (8 bits per string, about one false "maybe" in eight) answers most other misses
-// without touching the table, whose probe would be a cache miss of its own: 93% of gpt2's
-// misses on Chinese are not vocabulary strings.  (What the filter saves was not measured
-// apart.)
-// Seeding every thread's word cache instead would put 50k-200k entries into each; this is
-// one table: 3 MiB for gpt2, 12 MiB for gpt-4o.
+// the word cache's short key (model/piece_key.h).  Read-only once built at load, shared by
+// every thread.  On fresh text many of the word cache's misses are one vocabulary token
+// whole: a probe here answers what BPE would merge back together.  The encoder requests a
+// missed piece's slot at the miss, and a filter of a bit per hash rules out most other
+// pieces without touching the table (docs/design/word-seed.md).
 #pragma once
 #include <cstdint>
 #include <string_view>
