@@ -1,9 +1,9 @@
 """How far a faster BPE could take tagpipe: each engine on fresh text and on the same text
 again, one thread, side by side.
 
-    python bench/ceiling.py [--models gpt2 llama3 gpt-4o llama2 mistral-7b-v0.1 gemma3]
-                            [--corpora english code ...] [--rounds 5] [--round-docs 60]
-                            [--out ceiling] [--no-write]
+    python -m bench.ceiling [--models gpt2 llama3 gpt-4o llama2 mistral-7b-v0.1 gemma3]
+                            [--corpora english code ...] [--engines tagpipe gigatoken ...]
+                            [--rounds 5] [--round-docs 60] [--out ceiling] [--no-write]
 
 Issue 4 and 5's targets are ratios to the better peer on fresh text.  On fresh text a
 share of tagpipe's words are new to its word cache and go through BPE; on text it has just
@@ -14,28 +14,26 @@ is below a target, the target needs the rest -- the split and the cache's hit pa
 get faster too.  The peers' own "seen" figures are there for comparison: they cache
 words as well.
 
-Method: the workers, engines, options and verification of bench/encode.py (one-thread
-worker process, peers' opt-in caches unset, every id checked against tokenizers 0.23.3).
+Method: the workers, drivers, options and verification of bench/encode.py (one-thread
+worker process, peers' opt-in caches unset, every id checked against tokenizers 0.23.3);
+the peers are the exact ones of bench/drivers.py (those that cannot serve a model say why).
 Each engine warms on the first 10 documents, then every round takes a fresh slice of
 documents: the engines in rotating order each encode it once (timed: "fresh") and at once
 again (timed: "seen").  The "seen" call measures memoisation on purpose -- it is the
 ceiling, not a throughput claim.
 """
+
 from __future__ import annotations
 
 import argparse
 import os
 import statistics
 import sys
-from pathlib import Path
 
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # (see bench/encode.py)
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import encode  # noqa: E402
-import harness  # noqa: E402
+from bench import encode, harness
+from bench.drivers import PEERS
 
-KINDS = ["tagpipe", "gigatoken", "fastokens"]
-PEERS = ["gigatoken", "fastokens"]
+KINDS = ["tagpipe"] + PEERS
 
 
 def measure(engines, docs, rounds: int, round_docs: int, warm_docs: int = 10):
@@ -45,9 +43,9 @@ def measure(engines, docs, rounds: int, round_docs: int, warm_docs: int = 10):
         e.run(docs[:warm_docs])
     speeds, failures = {}, []
     for r in range(rounds):
-        slice_ = docs[warm_docs + r * per_round: warm_docs + (r + 1) * per_round]
+        slice_ = docs[warm_docs + r * per_round : warm_docs + (r + 1) * per_round]
         nbytes = sum(len(d.encode("utf-8")) for d in slice_)
-        for e in engines[r % len(engines):] + engines[:r % len(engines)]:
+        for e in engines[r % len(engines) :] + engines[: r % len(engines)]:
             for mode in ("fresh", "seen"):
                 out, ns = e.run(slice_)
                 problem = e.verify(slice_, out)
@@ -57,23 +55,29 @@ def measure(engines, docs, rounds: int, round_docs: int, warm_docs: int = 10):
     return speeds, failures
 
 
-def section(model: str, rows: dict, status: dict, note: str) -> str:
+def section(model: str, rows: dict, status: dict, note: str, peers) -> str:
     med = {k: statistics.median(v) for k, v in rows.items() if v}
-    head = ("| corpus | tagpipe fresh | tagpipe seen | best peer fresh | its seen | "
-            "tagpipe fresh / best peer | **tagpipe seen / best peer** | tagpipe seen / fresh |")
+    head = (
+        "| corpus | tagpipe fresh | tagpipe seen | best peer fresh | its seen | "
+        "tagpipe fresh / best peer | **tagpipe seen / best peer** | tagpipe seen / fresh |"
+    )
     lines = [f"### {model}", "", "MB/s, one thread (median of the rounds):", "", head, "|" + "---|" * 8]
     for corpus in dict.fromkeys(c for c, _, _ in rows):
+
         def m(engine, mode):
             return med.get((corpus, engine, mode))
+
         tf, ts = m("tagpipe 1t", "fresh"), m("tagpipe 1t", "seen")
-        peers = [(m(p + " 1t", "fresh"), p) for p in PEERS if m(p + " 1t", "fresh")]
-        if tf is None or not peers:
+        timed = [(m(p + " 1t", "fresh"), p) for p in peers if m(p + " 1t", "fresh")]
+        if tf is None or not timed:
             lines.append(f"| {corpus} | " + " | ".join(["n/a"] * 7) + " |")
             continue
-        best, name = max(peers)
+        best, name = max(timed)
         bs = m(name + " 1t", "seen")
-        lines.append(f"| {corpus} | {tf:.1f} | {ts:.1f} | {best:.1f} ({name}) | {bs:.1f} | "
-                     f"{tf / best:.2f}× | **{ts / best:.2f}×** | {ts / tf:.2f}× |")
+        lines.append(
+            f"| {corpus} | {tf:.1f} | {ts:.1f} | {best:.1f} ({name}) | {bs:.1f} | "
+            f"{tf / best:.2f}× | **{ts / best:.2f}×** | {ts / tf:.2f}× |"
+        )
     lines += ["", f"- add_special_tokens: {note}."]
     lines += [f"- {name}: {why}" for name, why in status.items()]
     lines += ["", "Per-round MB/s in round order:", ""]
@@ -82,25 +86,28 @@ def section(model: str, rows: dict, status: dict, note: str) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.ceiling", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--models", nargs="*", default=["gpt2", "llama3", "gpt-4o", "llama2", "mistral-7b-v0.1", "gemma3"])
     ap.add_argument("--corpora", nargs="*", default=harness.CORPORA)
+    ap.add_argument("--engines", nargs="*", default=KINDS, choices=KINDS)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--round-docs", type=int, default=60)
     ap.add_argument("--out", default="ceiling")
     ap.add_argument("--no-write", action="store_true")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
-    load = encode.load_average()
+    load = harness.load_average()
     parts, ok = [], True
     for model in args.models:
-        path = str(harness.shared_dir() / "tokenizers" / model / "tokenizer.json")
-        ref, add, adds, note = encode.special_for_all(path)
-        workers = {1: encode.Worker(1)}
+        path = harness.tokenizer_path(model)
+        ref, add, adds, note = encode.special_for(path, args.engines)
+        workers: dict = {}
         run, rows = encode.Run(), {}
         try:
-            engines = encode.model_engines(path, KINDS, [1], workers, ref, add, adds, run)
+            engines = encode.model_engines(path, args.engines, [1], workers, ref, add, adds, run)
             for corpus in args.corpora if engines else []:
                 run.corpus = corpus
                 speeds, failures = measure(engines, harness.documents(corpus), args.rounds, args.round_docs)
@@ -111,16 +118,19 @@ def main() -> int:
                     rows[(corpus, engine, mode)] = v
                     print(f"  {model:<16} {corpus:<13} {engine:<14} {mode:<6} " + " ".join(f"{x:7.1f}" for x in v))
         finally:
-            workers[1].close()
+            encode.close(workers)
         ok &= not any(s.startswith("error") for s in run.status.values())
-        parts.append(section(model, rows, run.status, note))
+        parts.append(section(model, rows, run.status, note, [k for k in args.engines if k in PEERS]))
         print(parts[-1] + "\n")
-    body = (f"Engines: {encode.versions(KINDS)}; {args.rounds} rounds of up to {args.round_docs} "
-            f"documents; one thread.  Load average when the run started: {load} on "
-            f"{os.cpu_count()} cores.\n\n" + "\n\n".join(parts))
+    body = (
+        f"Engines: {encode.versions(args.engines)}; tagpipe kernel {harness.kernel()}; {args.rounds} "
+        f"rounds of up to {args.round_docs} documents; one thread.  Load average when the run started: {load} on "
+        f"{os.cpu_count()} cores.\n\n" + "\n\n".join(parts)
+    )
     if not args.no_write:
-        out = harness.write_report(args.out, "Ceiling: fresh text against text already seen",
-                                   " ".join(["python bench/ceiling.py"] + sys.argv[1:]), body)
+        out = harness.write_report(
+            args.out, "Ceiling: fresh text against text already seen", harness.command("ceiling", argv), body
+        )
         print(f"wrote {out}")
     return 0 if ok else 1
 

@@ -1,31 +1,27 @@
 """classify throughput per kernel per corpus, single thread, GB/s.
 
-    python bench/classify.py [--alphabet regex] [--rounds 5]
+    python -m bench.classify [--alphabet regex] [--rounds 5]
 
-Each kernel is timed natively (tagpipe._core.time_classify: only the kernel calls,
+Each kernel is timed natively (bench/native.py, time_classify: only the kernel calls,
 10 kB documents, one reused output buffer) on fresh slices, kernels interleaved, and
 every timed slice's tag stream is compared with the scalar kernel's.
 """
+
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import harness  # noqa: E402
+import tagpipe
 
-import tagpipe  # noqa: E402
-from tagpipe import _core  # noqa: E402
+from bench import harness, native
 
 
 def engine(kernel: str, alphabet: str) -> harness.Engine:
     def run(docs):
-        raw = [d.encode("utf-8") for d in docs]
-        offsets = np.cumsum([0] + [len(r) for r in raw], dtype=np.int64)
-        return None, _core.time_classify(b"".join(raw), offsets, alphabet, kernel)
+        return None, native.time_classify(docs, alphabet, kernel)
 
     def verify(docs, _out):
         for d in docs:
@@ -38,20 +34,25 @@ def engine(kernel: str, alphabet: str) -> harness.Engine:
     return harness.Engine(kernel, run, verify)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.classify", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--alphabet", default="regex", choices=sorted(tagpipe.alphabets()))
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--corpora", nargs="*", default=harness.CORPORA)
     ap.add_argument("--no-write", action="store_true", help="do not write bench/results/")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     kernels = tagpipe.kernels().available
-    print(f"classify, alphabet {args.alphabet}, kernels {', '.join(kernels)}; MB/s per round:")
+    print(
+        f"classify, alphabet {args.alphabet}, kernels {', '.join(kernels)} (active: {harness.kernel()}); "
+        "MB/s per round:"
+    )
     cells = harness.measure([engine(k, args.alphabet) for k in kernels], args.corpora, rounds=args.rounds)
     body = harness.table(cells, unit="GB/s", scale=1e-3, baseline="scalar", digits=2)
     print("\n" + body)
     if not args.no_write:
-        cmd = "python bench/classify.py" + (f" --alphabet {args.alphabet}" if args.alphabet != "regex" else "")
+        cmd = "python -m bench.classify" + (f" --alphabet {args.alphabet}" if args.alphabet != "regex" else "")
         path = harness.write_report(f"classify-{args.alphabet}", f"classify throughput ({args.alphabet})", cmd, body)
         print(f"\nwrote {path}")
     return 0 if all(c.verified for c in cells) else 1

@@ -1,6 +1,6 @@
 """`tagpipe encode` on whole corpora: throughput and peak memory, streaming.
 
-    python bench/encode_cli.py [--model gpt2] [--gigabytes 1.0] [--threads N] [--no-write]
+    python -m bench.encode_cli [--model gpt2] [--gigabytes 1.0] [--threads N] [--no-write]
 
 Three runs of the command line, each in its own process, its peak resident memory read from
 the kernel (wait4's ru_maxrss) and its ids spot-checked against tokenizers 0.23.3 (300 random
@@ -13,6 +13,7 @@ documents, untimed):
 Writes bench/results/encode-cli.md.  The generated files live in a temporary directory and
 are removed afterwards.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,10 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import harness  # noqa: E402
+from bench import harness
 
 
 def generate(path: Path, nbytes: int, seed: int = 0) -> int:
@@ -71,7 +69,7 @@ def spot_check(model: str, inputs: list[str], out: Path, split: str, n: int = 30
     """Compare n random documents of the output with the oracle's ids for the same text."""
     import tokenizers
 
-    from tagpipe import corpus, tokenfile
+    from tagpipe.cli import corpus, tokenfile
 
     ids, idx, _ = tokenfile.read(str(out))
     rng = random.Random(1)
@@ -84,18 +82,20 @@ def spot_check(model: str, inputs: list[str], out: Path, split: str, n: int = 30
                 k += 1
             doc_no += len(docs)
     oracle = tokenizers.Tokenizer.from_file(model)
-    bad = [i for i in picks if ids[idx[i]:idx[i + 1]].tolist() != oracle.encode(want[i]).ids]
+    bad = [i for i in picks if ids[idx[i] : idx[i + 1]].tolist() != oracle.encode(want[i]).ids]
     return f"{len(picks)} random documents identical" if not bad else f"MISMATCH in documents {bad[:5]}"
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.encode_cli", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--model", default="gpt2", help="a tokenizer in shared/tokenizers (default gpt2)")
     ap.add_argument("--gigabytes", type=float, default=1.0)
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--no-write", action="store_true")
-    args = ap.parse_args()
-    model = str(harness.shared_dir() / "tokenizers" / args.model / "tokenizer.json")
+    args = ap.parse_args(argv)
+    model = harness.tokenizer_path(args.model)
     corpora = [str(harness.shared_dir() / "corpora" / f"{c}.txt") for c in harness.CORPORA + ["edge"]]
     rows, ok = [], True
     with tempfile.TemporaryDirectory(dir=os.environ.get("TMPDIR")) as tmp:
@@ -112,21 +112,26 @@ def main() -> int:
             check = spot_check(model, inputs, out, split)
             ok &= not check.startswith("MISMATCH")
             m = r["meta"]
-            rows.append(f"| {label} | {r['bytes'] / 1e6:,.0f} | {m['documents']:,} | {m['tokens']:,} | "
-                        f"{m['dtype']} | {r['seconds']:.1f} | {r['bytes'] / r['seconds'] / 1e6:.1f} | "
-                        f"{r['peak_mb']:.0f} | {check} |")
+            rows.append(
+                f"| {label} | {r['bytes'] / 1e6:,.0f} | {m['documents']:,} | {m['tokens']:,} | "
+                f"{m['dtype']} | {r['seconds']:.1f} | {r['bytes'] / r['seconds'] / 1e6:.1f} | "
+                f"{r['peak_mb']:.0f} | {check} |"
+            )
             print(rows[-1], flush=True)
             for p in tmp.glob("out*"):
                 p.unlink()
-    body = (f"`tagpipe encode` with {args.model}, {args.threads} threads; wall time of the whole "
-            "command (start-up, tokenizer load, reading, encoding, writing); peak memory = the "
-            "process's maximum resident set.\n\n"
-            "| input | MB | documents | tokens | dtype | seconds | MB/s | peak RSS (MB) | ids |\n"
-            "|---|---|---|---|---|---|---|---|---|\n" + "\n".join(rows))
+    body = (
+        f"`tagpipe encode` with {args.model}, {args.threads} threads; wall time of the whole "
+        "command (start-up, tokenizer load, reading, encoding, writing); peak memory = the "
+        "process's maximum resident set.\n\n"
+        "| input | MB | documents | tokens | dtype | seconds | MB/s | peak RSS (MB) | ids |\n"
+        "|---|---|---|---|---|---|---|---|---|\n" + "\n".join(rows)
+    )
     print(body)
     if not args.no_write:
-        out = harness.write_report("encode-cli", "tagpipe encode: whole corpora, streaming",
-                                   " ".join(["python bench/encode_cli.py"] + sys.argv[1:]), body)
+        out = harness.write_report(
+            "encode-cli", "tagpipe encode: whole corpora, streaming", harness.command("encode_cli", argv), body
+        )
         print(f"wrote {out}")
     return 0 if ok else 1
 

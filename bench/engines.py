@@ -1,6 +1,6 @@
 """Corpus throughput through the data engines vs plain encode_batch, on the same machine and data.
 
-    python bench/engines.py [--model PATH|bundled] [--slice-mb 2] [--rounds 3]
+    python -m bench.engines [--model PATH|bundled] [--slice-mb 2] [--rounds 3]
                             [--engines plain-1t plain-nt arrow-nt datasets ray spark-arrow spark-pandas]
                             [--workers N] [--out NAME] [--no-write]
 
@@ -32,6 +32,7 @@ starts, as a real job would read it from storage):
 
 Engine start (ray.init, the SparkSession) is reported separately, not in the rates.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,8 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import harness  # noqa: E402
+from bench import harness
 
 ALL = ["plain-1t", "plain-nt", "arrow-nt", "datasets", "ray", "spark-arrow", "spark-pandas"]
 
@@ -98,22 +98,32 @@ class Paths:
 
     def setup_plain_1t(self):
         tok = self._own()
-        self.run["plain-1t"] = (lambda docs: docs, lambda docs: tok.encode_batch_flat(docs, num_threads=1),
-                                lambda out: out)
+        self.run["plain-1t"] = (
+            lambda docs: docs,
+            lambda docs: tok.encode_batch_flat(docs, num_threads=1),
+            lambda out: out,
+        )
 
     def setup_plain_nt(self):
         tok = self._own()
-        self.run["plain-nt"] = (lambda docs: docs, lambda d: tok.encode_batch_flat(d, num_threads=self.workers),
-                                lambda out: out)
+        self.run["plain-nt"] = (
+            lambda docs: docs,
+            lambda d: tok.encode_batch_flat(d, num_threads=self.workers),
+            lambda out: out,
+        )
 
     def setup_arrow_nt(self):
         pa, tok = self.pa, self._own()
-        self.run["arrow-nt"] = (lambda docs: pa.array(docs), lambda arr: tok.encode_arrow(arr, num_threads=self.workers),
-                                lambda out: (out.values.to_numpy(), out.offsets.to_numpy().astype(np.int64)))
+        self.run["arrow-nt"] = (
+            lambda docs: pa.array(docs),
+            lambda arr: tok.encode_arrow(arr, num_threads=self.workers),
+            lambda out: (out.values.to_numpy(), out.offsets.to_numpy().astype(np.int64)),
+        )
 
     # datasets
     def setup_datasets(self):
         import datasets
+
         import tagpipe
 
         datasets.disable_progress_bars()
@@ -125,16 +135,26 @@ class Paths:
 
         def go(ds):
             name = os.path.join(self.tmp.name, f"ds{next(counter)}.arrow")
-            out = tagpipe.datasets_encode(ds, self.tok, num_proc=self.workers, remove_columns=["text"],
-                                          cache_file_name=name, load_from_cache_file=False)
+            out = tagpipe.datasets_encode(
+                ds,
+                self.tok,
+                num_proc=self.workers,
+                remove_columns=["text"],
+                cache_file_name=name,
+                load_from_cache_file=False,
+            )
             return out
 
-        self.run["datasets"] = (prepare, go, lambda out: arrow_flat(pa, out.data.column("input_ids"),
-                                                                    out.data.column("n")))
+        self.run["datasets"] = (
+            prepare,
+            go,
+            lambda out: arrow_flat(pa, out.data.column("input_ids"), out.data.column("n")),
+        )
 
     # ray
     def setup_ray(self):
         import ray
+
         import tagpipe
 
         t0 = time.perf_counter()
@@ -145,8 +165,11 @@ class Paths:
         fn = tagpipe.ray_encoder(self.tok)
 
         def prepare(docs):
-            return ray.data.from_arrow(pa.table({"n": np.arange(len(docs)), "text": docs})) \
-                .repartition(2 * self.workers).materialize()
+            return (
+                ray.data.from_arrow(pa.table({"n": np.arange(len(docs)), "text": docs}))
+                .repartition(2 * self.workers)
+                .materialize()
+            )
 
         def result(ds):
             table = pa.concat_tables(ray.get(ds.to_arrow_refs()))
@@ -161,17 +184,25 @@ class Paths:
         from pyspark.sql import SparkSession
 
         t0 = time.perf_counter()
-        self._session = (SparkSession.builder.master(f"local[{self.workers}]").appName("tagpipe-bench")
-                         .config("spark.ui.enabled", "false").config("spark.driver.memory", "2g")
-                         .config("spark.sql.execution.arrow.pyspark.enabled", "true").getOrCreate())
+        self._session = (
+            SparkSession.builder.master(f"local[{self.workers}]")
+            .appName("tagpipe-bench")
+            .config("spark.ui.enabled", "false")
+            .config("spark.driver.memory", "2g")
+            .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+            .getOrCreate()
+        )
         self._session.sparkContext.setLogLevel("ERROR")
         self.start["spark"] = time.perf_counter() - t0
         return self._session
 
     def _spark_prepare(self, docs):
         spark = self._spark()
-        df = spark.createDataFrame(self.pa.table({"n": np.arange(len(docs)), "text": docs}).to_pandas()) \
-            .repartition(2 * self.workers).cache()
+        df = (
+            spark.createDataFrame(self.pa.table({"n": np.arange(len(docs)), "text": docs}).to_pandas())
+            .repartition(2 * self.workers)
+            .cache()
+        )
         df.count()
         return df
 
@@ -182,18 +213,22 @@ class Paths:
         import tagpipe
 
         self._spark()
-        self.run["spark-arrow"] = (self._spark_prepare,
-                                   lambda df: tagpipe.spark_encode(df, self.tok).select("n", "input_ids").toArrow(),
-                                   self._spark_result)
+        self.run["spark-arrow"] = (
+            self._spark_prepare,
+            lambda df: tagpipe.spark_encode(df, self.tok).select("n", "input_ids").toArrow(),
+            self._spark_result,
+        )
 
     def setup_spark_pandas(self):
         import tagpipe
 
         self._spark()
         udf = tagpipe.spark_udf(self.tok)
-        self.run["spark-pandas"] = (self._spark_prepare,
-                                    lambda df: df.select("n", udf("text").alias("input_ids")).toArrow(),
-                                    self._spark_result)
+        self.run["spark-pandas"] = (
+            self._spark_prepare,
+            lambda df: df.select("n", udf("text").alias("input_ids")).toArrow(),
+            self._spark_result,
+        )
 
     def close(self):
         if "ray" in self.start:
@@ -205,18 +240,25 @@ class Paths:
         self.tmp.cleanup()
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def arguments(argv) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog="python -m bench.engines", description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="bundled", help="a tokenizer.json, or 'bundled' (GPT-2)")
     ap.add_argument("--slice-mb", type=float, default=2.0)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--engines", nargs="+", default=ALL, choices=ALL)
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                    help="engine worker processes and plain-nt threads (default: every core)")
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="engine worker processes and plain-nt threads (default: every core)",
+    )
     ap.add_argument("--out", default="engines", help="the report's name in bench/results (default: engines)")
     ap.add_argument("--no-write", action="store_true")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
 
+
+def main(argv=None) -> int:
+    args = arguments(argv)
     import tagpipe
     from tagpipe import cli
 
@@ -225,7 +267,7 @@ def main(argv=None) -> int:
     reference = tagpipe.Tokenizer.from_str(json_text)
     big = int(args.slice_mb * 1e6)
     pieces = slices(big // 4, 5 * (args.rounds + 1))  # each round: one small slice, and four for a big one
-    data = [(pieces[5 * r], sum(pieces[5 * r + 1:5 * r + 5], [])) for r in range(args.rounds + 1)]
+    data = [(pieces[5 * r], sum(pieces[5 * r + 1 : 5 * r + 5], [])) for r in range(args.rounds + 1)]
     load = os.getloadavg()[0]
     paths = Paths(tok, args.workers, args.engines)
     names = [n for n in args.engines if n in paths.run]
@@ -240,7 +282,7 @@ def main(argv=None) -> int:
                 if r > 0:
                     sizes[size].append(nbytes)
                 want_ids, want_off = reference.encode_batch_flat(docs, num_threads=args.workers)
-                for name in (names[k:] + names[:k]):  # (the order rotates each round)
+                for name in names[k:] + names[:k]:  # (the order rotates each round)
                     prepare, go, result = paths.run[name]
                     inp = prepare(docs)
                     t0 = time.perf_counter()
@@ -262,29 +304,42 @@ def main(argv=None) -> int:
         fixed = max(0.0, ts - small_mb / marginal) if marginal == marginal else float("nan")
         row[name] = (big_mb / tb, marginal, fixed, times[(name, "big")])
     base = row.get("plain-nt")
-    lines = [f"Model: {args.model}; {args.rounds} timed rounds after a warm-up round, each a fresh "
-             f"~{small_mb:.2f} MB job and a fresh ~{big_mb:.2f} MB job per path (~10 kB documents of "
-             f"{', '.join(harness.CORPORA)}, interleaved); {args.workers} worker processes (engines) / native "
-             f"threads (plain-nt, arrow-nt).  Load average when the run started: {load:.2f} on {os.cpu_count()} "
-             f"cores.  Ids of every timed run checked against encode_batch_flat: "
-             f"{'all equal' if not errors else '; '.join(errors)}.", "",
-             f"Throughput of a {big_mb:.1f} MB job, and the job's time split into a fixed cost and a marginal rate "
-             f"(from the medians of the two job sizes: marginal = extra MB / extra seconds):", "",
-             f"| path | MB/s, {big_mb:.1f} MB job (median) | per round | vs plain-nt | fixed cost per job | "
-             f"marginal MB/s | marginal vs plain-nt |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"Model: {args.model}; {args.rounds} timed rounds after a warm-up round, each a fresh "
+        f"~{small_mb:.2f} MB job and a fresh ~{big_mb:.2f} MB job per path (~10 kB documents of "
+        f"{', '.join(harness.CORPORA)}, interleaved); {args.workers} worker processes (engines) / native "
+        f"threads (plain-nt, arrow-nt).  Load average when the run started: {load:.2f} on {os.cpu_count()} "
+        f"cores.  Ids of every timed run checked against encode_batch_flat: "
+        f"{'all equal' if not errors else '; '.join(errors)}.",
+        "",
+        f"Throughput of a {big_mb:.1f} MB job, and the job's time split into a fixed cost and a marginal rate "
+        f"(from the medians of the two job sizes: marginal = extra MB / extra seconds):",
+        "",
+        f"| path | MB/s, {big_mb:.1f} MB job (median) | per round | vs plain-nt | fixed cost per job | "
+        f"marginal MB/s | marginal vs plain-nt |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for name in names:
         rate, marginal, fixed, tb = row[name]
-        lines.append(f"| {name} | {rate:.1f} | {' / '.join(f'{big_mb / t:.1f}' for t in tb)} | "
-                     f"{rate / base[0]:.2f} | {fixed:.2f} s | {marginal:.1f} | {marginal / base[1]:.2f} |"
-                     if base else f"| {name} | {rate:.1f} | | | {fixed:.2f} s | {marginal:.1f} | |")
+        lines.append(
+            f"| {name} | {rate:.1f} | {' / '.join(f'{big_mb / t:.1f}' for t in tb)} | "
+            f"{rate / base[0]:.2f} | {fixed:.2f} s | {marginal:.1f} | {marginal / base[1]:.2f} |"
+            if base
+            else f"| {name} | {rate:.1f} | | | {fixed:.2f} s | {marginal:.1f} | |"
+        )
     if paths.start:
-        lines += ["", "Engine start (not in the rates): " +
-                  ", ".join(f"{k} {v:.1f} s" for k, v in paths.start.items()) + "."]
+        lines += [
+            "",
+            "Engine start (not in the rates): " + ", ".join(f"{k} {v:.1f} s" for k, v in paths.start.items()) + ".",
+        ]
     body = "\n".join(lines)
     print(body)
     if not args.no_write:
-        cmd = "python bench/engines.py " + " ".join(argv if argv is not None else sys.argv[1:])
-        print(harness.write_report(args.out, "Corpus throughput through the data engines", cmd.strip(), body))
+        print(
+            harness.write_report(
+                args.out, "Corpus throughput through the data engines", harness.command("engines", argv), body
+            )
+        )
     return 1 if errors else 0
 
 

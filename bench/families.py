@@ -1,9 +1,9 @@
 """Encode throughput of the WordPiece / WordLevel / Unigram families (issue 8): tagpipe against
-tokenizers (the oracle) and gigatoken (where it loads the model), one thread and all cores,
-on every corpus, for all-minilm-l6-v2, bert-wiki, t5-small, marian-ortx-nmt and
-rwkv-midi-wordlevel.
+tokenizers (the oracle) and the peers that load the models (gigatoken, and the WordPiece
+peers nanotoken and splintr), one thread and all cores, on every corpus, for
+all-minilm-l6-v2, bert-wiki, t5-small, marian-ortx-nmt and rwkv-midi-wordlevel.
 
-    python bench/families.py [--stripped | --no-cut] [--rounds 5] [--corpora english code ...]
+    python -m bench.families [--stripped | --no-cut] [--rounds 5] [--corpora english code ...]
                              [--round-docs 60] [--threads N] [--models NAME ...] [--out-dir DIR]
                              [--no-write] [--no-plot]
 
@@ -21,25 +21,23 @@ delegate is reported as such, not timed (TAGPIPE_DELEGATION=error in the workers
 real pipelines without all-minilm-l6-v2's truncation to 128, where tagpipe stops the model
 once the kept ids are known and the oracle encodes the whole text.
 
-Method: bench/reference.py and bench/encode.py (see their docstrings): ~10 kB documents,
+Method: bench.reference and bench.encode (see their docstrings): ~10 kB documents,
 every engine warms on one slice and is timed on fresh slices, one per round, engines
 interleaved; only the engine's call is timed; every id of every timed round is checked
 against tokenizers 0.23.3.  Post-processors that add [CLS]/[SEP] or </s> cannot be asked of
 gigatoken, so those models run with add_special_tokens=False on every engine (printed under
 each table).  Target (issue 8): tagpipe >= 10x the oracle on one thread for the BERT family.
 """
+
 import json
 import os
 import sys
 import tempfile
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent
-sys.path.insert(0, str(BENCH))
-import harness  # noqa: E402
-import reference  # noqa: E402
+from bench import harness, reference
 
-ENGINES = ["tagpipe", "tokenizers", "gigatoken"]
+ENGINES = ["tagpipe", "tokenizers", "gigatoken", "nanotoken", "splintr"]
 NAMES = ["all-minilm-l6-v2", "bert-wiki", "t5-small", "marian-ortx-nmt", "rwkv-midi-wordlevel"]
 
 
@@ -57,14 +55,20 @@ def stripped_shared(real: Path, into: Path, sections=("normalizer", "truncation"
 
 
 VARIANTS = {  # flag: (report name, title, sections set to null)
-    "--stripped": ("families-stripped", "WordPiece / WordLevel / Unigram families, stripped variants "
-                   "(no normalizer, truncation, padding)", ("normalizer", "truncation", "padding")),
-    "--no-cut": ("families-nocut", "WordPiece / WordLevel / Unigram families without truncation and padding",
-                 ("truncation", "padding")),
+    "--stripped": (
+        "families-stripped",
+        "WordPiece / WordLevel / Unigram families, stripped variants (no normalizer, truncation, padding)",
+        ("normalizer", "truncation", "padding"),
+    ),
+    "--no-cut": (
+        "families-nocut",
+        "WordPiece / WordLevel / Unigram families without truncation and padding",
+        ("truncation", "padding"),
+    ),
 }
 
 if __name__ == "__main__":
-    command = " ".join(["python bench/families.py"] + sys.argv[1:])
+    command = harness.command("families")
     flags = [f for f in VARIANTS if f in sys.argv]
     if len(flags) > 1:
         sys.exit("--stripped and --no-cut: one variant at a time")

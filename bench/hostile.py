@@ -7,9 +7,10 @@ all different lengths, or a scalar sweep).  The 1 MB run's ids are checked again
 oracle (the oracle's time is printed beside it, as a yardstick); a size is skipped when the
 previous one projects past --max-seconds.
 
-    python bench/hostile.py                                    # gpt2 llama2 llama3 gpt-4o, 1 10 100 MB
-    python bench/hostile.py --tokenizers qwen3 --sizes 1,10 --patterns no_spaces,marks
+    python -m bench.hostile                                    # gpt2 llama2 llama3 gpt-4o, 1 10 100 MB
+    python -m bench.hostile --tokenizers qwen3 --sizes 1,10 --patterns no_spaces,marks
 """
+
 from __future__ import annotations
 
 import argparse
@@ -17,8 +18,9 @@ import time
 
 import tokenizers
 
-import harness  # bench/harness.py, beside this script
-import tagpipe  # as installed (or PYTHONPATH for an in-place build)
+import tagpipe
+
+from bench import harness
 
 MB = 1 << 20
 
@@ -58,21 +60,26 @@ def pattern(name: str, nbytes: int) -> str:
     return text.encode("utf-8")[:nbytes].decode("utf-8", "ignore")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.hostile", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--tokenizers", default="gpt2,llama2,llama3,gpt-4o")
     ap.add_argument("--patterns", default="no_spaces,only_metaspace,marks,digits,spaces,cjk,every_scalar")
     ap.add_argument("--sizes", default="1,10,100", help="megabytes")
     ap.add_argument("--max-seconds", type=float, default=120.0, help="skip a size projected to take longer")
     ap.add_argument("--oracle-seconds", type=float, default=60.0, help="skip the 1 MB oracle check past this")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"tagpipe encode of one text on one thread; kernel {tagpipe.kernels().active}")
-    print("| tokenizer | pattern | " + " | ".join(f"{s} MB s" for s in sizes)
-          + " | growth per 10x | 1 MB ids == oracle (oracle s) |")
+    print(
+        "| tokenizer | pattern | "
+        + " | ".join(f"{s} MB s" for s in sizes)
+        + " | growth per 10x | 1 MB ids == oracle (oracle s) |"
+    )
     print("|---|---|" + "---|" * len(sizes) + "---|---|")
     for name in args.tokenizers.split(","):
-        path = harness.shared_dir() / "tokenizers" / name / "tokenizer.json"
+        path = harness.tokenizer_path(name)
         tok = tagpipe.Tokenizer.from_file(path)
         oracle = tokenizers.Tokenizer.from_file(str(path))
         for pat in args.patterns.split(","):

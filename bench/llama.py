@@ -1,6 +1,7 @@
 """Reference benchmark, Llama: encode throughput of tagpipe against tokenizers (the oracle),
-gigatoken, fastokens and tiktoken, one thread and all cores, on every corpus, for two
-tokenizers of different kinds:
+the exact peers that serve each model (gigatoken, fastokens, snaptokens, splintr, tuetoken)
+and tiktoken, one thread and all cores, on every corpus, for two tokenizers of different
+kinds:
 
   llama3  byte-level BPE with a split regex (tiktoken-style): tiktoken's Encoding is built
           from the tokenizer.json's own vocabulary (ranks = ids), since it cannot download
@@ -10,7 +11,7 @@ tokenizers of different kinds:
           tagpipe-wholespan is tagpipe with MetaspaceRuns off (the same BPE and cache, only
           the splitter swapped).  tiktoken cannot express it.
 
-    python bench/llama.py [--rounds 5] [--corpora english code ...] [--round-docs 60]
+    python -m bench.llama [--rounds 5] [--corpora english code ...] [--round-docs 60]
                           [--threads N] [--out-dir DIR] [--no-write] [--no-plot]
 
 Writes bench/results/llama.md (printed too) and bench/results/llama.png.
@@ -20,7 +21,7 @@ shared/corpora.  llama3 runs with add_special_tokens=True (its post-processor ad
 nothing); llama2's post-processor adds BOS, which gigatoken cannot, so llama2 runs with
 add_special_tokens=False on every engine.
 
-How (bench/harness.py, driven by bench/encode.py; see its docstring for how each engine is
+How (bench/harness.py, driven by bench/encode.py; bench/drivers.py says how each engine is
 called): every engine warms on one slice of a corpus and is timed on fresh, disjoint slices,
 one per round, engines interleaved in a rotating order; only the engine's own call is timed,
 in a worker process per thread count (one thread: RAYON_NUM_THREADS=1, FASTOKENS_BPE_THREADS=1,
@@ -31,12 +32,15 @@ model ns per byte; for llama2 also with MetaspaceRuns off) and the machine and v
 The plot: one row per model, one panel per thread count, a group of bars per corpus, median
 per engine with the slowest and fastest round as error bars, log y.
 """
+
 import sys
 
-import reference
+from bench import reference
 
-MODELS = {"llama3": ["tagpipe", "tokenizers", "gigatoken", "fastokens", "tiktoken"],
-          "llama2": ["tagpipe", "tagpipe-wholespan", "tokenizers", "gigatoken", "fastokens"]}
+MODELS = {
+    "llama3": ["tagpipe", "tokenizers", "gigatoken", "fastokens", "snaptokens", "splintr", "tuetoken", "tiktoken"],
+    "llama2": ["tagpipe", "tagpipe-wholespan", "tokenizers", "gigatoken", "fastokens", "splintr", "tuetoken"],
+}
 
 if __name__ == "__main__":
     sys.exit(reference.main("llama", "Llama 3 and Llama 2", MODELS, __doc__))

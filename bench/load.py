@@ -5,9 +5,10 @@ that load's own; the table shows the median of the rounds and every round.  A ta
 tokenizer of shared/tokenizers, or ``merges:N``: the hostile file of tests/test_hostile_files.py
 with N merges (and as many tokens), generated into a temporary folder first.
 
-    python bench/load.py                                   # gpt2 llama3 gpt-4o merges:300000
-    python bench/load.py --targets merges:10000000 --rounds 1
+    python -m bench.load                                   # gpt2 llama3 gpt-4o merges:300000
+    python -m bench.load --targets merges:10000000 --rounds 1
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,7 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import harness  # bench/harness.py, beside this script
+from bench import harness
+from bench.worker import python_env
 
 MiB = 1 << 20
 
@@ -38,7 +40,7 @@ def child(engine: str, path: str) -> None:
 
         load = lambda: tokenizers.Tokenizer.from_file(path)  # noqa: E731
     else:
-        import tagpipe  # as installed (or PYTHONPATH for an in-place build)
+        import tagpipe
 
         load = lambda: tagpipe.Tokenizer.from_file(path)  # noqa: E731
     base = status("VmRSS")
@@ -50,27 +52,31 @@ def child(engine: str, path: str) -> None:
 
 
 def make(n_merges: int, path: str) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-    from test_hostile_files import merges_file
+    from tests.support.hostile import merges_file  # (the generator tests/test_hostile_files.py uses)
 
     Path(path).write_text(merges_file(n_merges), encoding="utf-8")
 
 
 def run(*args: str) -> str:
-    out = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True)
+    with tempfile.TemporaryDirectory() as home:  # (nothing in the child's working directory to import)
+        out = subprocess.run(
+            [sys.executable, "-m", "bench.load", *args], capture_output=True, text=True, env=python_env(), cwd=home
+        )
     if out.returncode:
-        sys.exit(f"bench/load.py {' '.join(args)} failed:\n{out.stderr}")
+        sys.exit(f"python -m bench.load {' '.join(args)} failed:\n{out.stderr}")
     return out.stdout
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.load", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--targets", default="gpt2,llama3,gpt-4o,merges:300000")
     ap.add_argument("--engines", default="tagpipe,oracle")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--child", nargs=2, metavar=("ENGINE", "FILE"), help=argparse.SUPPRESS)
     ap.add_argument("--make", nargs=2, metavar=("N", "FILE"), help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.child:
         return child(*args.child)
     if args.make:
@@ -83,16 +89,19 @@ def main() -> None:
                 path = str(Path(tmp) / f"{target.replace(':', '-')}.json")
                 run("--make", target.split(":")[1], path)
             else:
-                path = str(harness.shared_dir() / "tokenizers" / target / "tokenizer.json")
+                path = harness.tokenizer_path(target)
             results: dict = {e: [] for e in args.engines.split(",")}
             for _ in range(args.rounds):  # engines interleaved
                 for engine in results:
                     results[engine].append(json.loads(run("--child", engine, path)))
             for engine, rounds in results.items():
                 seconds = [r["seconds"] for r in rounds]
-                print(f"| {target} | {engine} | {statistics.median(seconds):.2f} "
-                      f"| {max(r['peak'] for r in rounds) / MiB:.0f} | {rounds[-1]['after'] / MiB:.0f} "
-                      f"| {', '.join(f'{s:.2f}' for s in seconds)} |", flush=True)
+                print(
+                    f"| {target} | {engine} | {statistics.median(seconds):.2f} "
+                    f"| {max(r['peak'] for r in rounds) / MiB:.0f} | {rounds[-1]['after'] / MiB:.0f} "
+                    f"| {', '.join(f'{s:.2f}' for s in seconds)} |",
+                    flush=True,
+                )
     print(f"\n{harness.machine()}")
 
 

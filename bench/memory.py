@@ -15,9 +15,10 @@ about 4 MiB of text, and their buffers hold one round's ids, which then join the
 the bound allows a round the worst case of one id per byte, in buffers grown by doubling)
 plus one chunk of input.
 
-    python bench/memory.py                          # gpt2, 1 GB, default budget (128 MiB)
-    python bench/memory.py --tokenizer llama3 --gigabytes 0.25 --cache-bytes 33554432
+    python -m bench.memory                          # gpt2, 1 GB, default budget (128 MiB)
+    python -m bench.memory --tokenizer llama3 --gigabytes 0.25 --cache-bytes 33554432
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,9 +29,10 @@ from pathlib import Path
 import numpy as np
 import tokenizers
 
-import harness  # bench/harness.py, beside this script
-import tagpipe  # as installed (or PYTHONPATH for an in-place build)
+import tagpipe
 from tagpipe.tokenizer import DEFAULT_CACHE_BYTES, ENV_CACHE
+
+from bench import harness
 
 MiB = 1 << 20
 ROUND_BYTES = 4 * MiB  # Encoder::kRoundBytes (cpp/encode/encoder.h)
@@ -62,21 +64,23 @@ def chunk(rng: np.random.Generator, nbytes: int, doc_bytes: int) -> list[str]:
         cut = np.flatnonzero(rng.integers(0, 7, size=MiB, dtype=np.uint8) == 0)  # ~1 in 7: a separator
         block[cut] = seps[rng.integers(0, len(seps), size=len(cut))]
         text = block.tobytes().decode("ascii")
-        parts.extend(text[i:i + doc_bytes] for i in range(0, len(text), doc_bytes))
+        parts.extend(text[i : i + doc_bytes] for i in range(0, len(text), doc_bytes))
     return parts
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.memory", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--tokenizer", default="gpt2")
     ap.add_argument("--gigabytes", type=float, default=1.0)
     ap.add_argument("--chunk-mb", type=int, default=32)
     ap.add_argument("--doc-bytes", type=int, default=4096)
     ap.add_argument("--cache-bytes", type=int, default=None, help=f"default: {ENV_CACHE} or {DEFAULT_CACHE_BYTES}")
     ap.add_argument("--threads", type=int, default=None)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
-    path = harness.shared_dir() / "tokenizers" / args.tokenizer / "tokenizer.json"
+    path = harness.tokenizer_path(args.tokenizer)
     tok = tagpipe.Tokenizer.from_file(path, cache_bytes=args.cache_bytes)
     rng = np.random.default_rng(1)
     chunk_bytes = args.chunk_mb * MiB
@@ -84,8 +88,9 @@ def main() -> None:
     ids, offsets = tok.encode_batch_flat(docs, num_threads=args.threads)
     oracle = tokenizers.Tokenizer.from_file(str(path))
     sample = docs[:200]
-    assert [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(sample))] == \
-        [e.ids for e in oracle.encode_batch(sample)], "ids differ from the oracle's"
+    assert [ids[offsets[i] : offsets[i + 1]].tolist() for i in range(len(sample))] == [
+        e.ids for e in oracle.encode_batch(sample)
+    ], "ids differ from the oracle's"
     del oracle
     output_bound = ids.nbytes + offsets.nbytes
     del ids, offsets
@@ -114,14 +119,19 @@ def main() -> None:
     # most one id per byte of its text: 4 bytes per byte, twice that while they double)
     round_bound = 2 * 4 * ROUND_BYTES
     bound = tok.cache_bytes + output_bound + round_bound + chunk_bytes
-    print(f"tokenizer {args.tokenizer}, {total / 1e9:.2f} GB of mostly unique text in {n_chunks} chunks of "
-          f"{args.chunk_mb} MiB, {tokens:,} tokens, {dt:.0f} s ({total / MiB / dt:.1f} MiB/s)")
-    print(f"RSS after loading (baseline) {base / MiB:.0f} MiB, peak {peak / MiB:.0f} MiB: "
-          f"growth {growth / MiB:.1f} MiB")
-    print(f"bound: cache budget {tok.cache_bytes / MiB:.0f} MiB + one chunk's output {output_bound / MiB:.1f} MiB "
-          f"+ one round's buffers {round_bound / MiB:.0f} MiB "
-          f"+ one chunk of input {chunk_bytes / MiB:.0f} MiB = {bound / MiB:.1f} MiB; "
-          f"the caches held at most {used_max / MiB:.1f} MiB (cache_used)")
+    print(
+        f"tokenizer {args.tokenizer}, {total / 1e9:.2f} GB of mostly unique text in {n_chunks} chunks of "
+        f"{args.chunk_mb} MiB, {tokens:,} tokens, {dt:.0f} s ({total / MiB / dt:.1f} MiB/s)"
+    )
+    print(
+        f"RSS after loading (baseline) {base / MiB:.0f} MiB, peak {peak / MiB:.0f} MiB: growth {growth / MiB:.1f} MiB"
+    )
+    print(
+        f"bound: cache budget {tok.cache_bytes / MiB:.0f} MiB + one chunk's output {output_bound / MiB:.1f} MiB "
+        f"+ one round's buffers {round_bound / MiB:.0f} MiB "
+        f"+ one chunk of input {chunk_bytes / MiB:.0f} MiB = {bound / MiB:.1f} MiB; "
+        f"the caches held at most {used_max / MiB:.1f} MiB (cache_used)"
+    )
     print("within the bound" if growth <= bound else "OVER THE BOUND")
     sys.exit(0 if growth <= bound and used_max <= tok.cache_bytes else 1)
 

@@ -1,30 +1,25 @@
 """Normalizer throughput: tagpipe's native normalizers vs the oracle's normalize_str, single thread.
 
-    python bench/normalize.py [--models all-minilm-l6-v2 bert-wiki t5-small marian-ortx-nmt
+    python -m bench.normalize [--models all-minilm-l6-v2 bert-wiki t5-small marian-ortx-nmt
                                rwkv-midi-wordlevel] [--rounds 5]
 
 The normalizer of each tokenizer file, alone.  tagpipe is timed natively
-(``_core.normalize_timed``: one Normalizer, only its run() per 10 kB document); the oracle
+(bench/native.py, ``normalize_timed``: one Normalizer, only its run() per 10 kB document); the oracle
 through ``normalize_str`` per document (its time includes making the Python string).  Every
 timed output is verified: tagpipe's must equal the oracle's, document by document; a
 document tagpipe delegates (Precompiled, when a grapheme cluster could matter) is counted
 and reported.
 """
+
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import harness  # noqa: E402
+import tokenizers
 
-import tokenizers  # noqa: E402
-
-from tagpipe import _core  # noqa: E402
-from tagpipe.plan import Plan  # noqa: E402
-from tagpipe.build import plan_normalizer  # noqa: E402
+from bench import harness, native
 
 MODELS = ["all-minilm-l6-v2", "bert-wiki", "t5-small", "marian-ortx-nmt", "rwkv-midi-wordlevel"]
 
@@ -32,15 +27,13 @@ MODELS = ["all-minilm-l6-v2", "bert-wiki", "t5-small", "marian-ortx-nmt", "rwkv-
 def engines(model: str, delegated: list[int]) -> list[harness.Engine]:
     path = harness.shared_dir() / "tokenizers" / model / "tokenizer.json"
     node = json.loads(path.read_text(encoding="utf-8"))["normalizer"]
-    plan, steps = Plan(), []
-    plan_normalizer(node, "normalizer", plan, steps)
-    if not all(s.native for s in plan.steps):
-        sys.exit(f"{model}: normalizer not native: {plan.steps}")
+    steps, native_ = native.normalizer_steps(node)
+    if not native_:
+        sys.exit(f"{model}: normalizer not native")
     oracle = tokenizers.Tokenizer.from_file(str(path)).normalizer
 
     def run_ours(docs):
-        out, ns = _core.normalize_timed(steps, docs)
-        return out, ns
+        return native.normalize_timed(steps, docs)
 
     def verify_ours(docs, out):
         for d, got in zip(docs, out):
@@ -50,28 +43,37 @@ def engines(model: str, delegated: list[int]) -> list[harness.Engine]:
                 return "output differs from the oracle"
         return None
 
-    return [harness.Engine("tagpipe", run_ours, verify_ours), harness.Engine("tokenizers", harness.per_call(oracle.normalize_str))]
+    return [
+        harness.Engine("tagpipe", run_ours, verify_ours),
+        harness.Engine("tokenizers", harness.per_call(oracle.normalize_str)),
+    ]
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.normalize", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--models", nargs="*", default=MODELS)
     ap.add_argument("--corpora", nargs="*", default=harness.CORPORA)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--no-write", action="store_true")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     parts, ok = [], True
     for model in args.models:
         print(f"{model}: MB/s per round")
         delegated = [0]
         cells = harness.measure(engines(model, delegated), args.corpora, rounds=args.rounds, max_round_docs=30)
         ok &= all(c.verified for c in cells)
-        parts.append(f"### {model}\n\n" + harness.table(cells, baseline="tokenizers")
-                     + f"\n\nDocuments delegated by tagpipe (not timed natively): {delegated[0]}")
+        parts.append(
+            f"### {model}\n\n"
+            + harness.table(cells, baseline="tokenizers")
+            + f"\n\nDocuments delegated by tagpipe (not timed natively): {delegated[0]}"
+        )
         print(parts[-1] + "\n")
     if not args.no_write:
-        path = harness.write_report("normalize", "Normalizer throughput (single thread)",
-                                    "python bench/normalize.py", "\n\n".join(parts))
+        path = harness.write_report(
+            "normalize", "Normalizer throughput (single thread)", harness.command("normalize", argv), "\n\n".join(parts)
+        )
         print(f"wrote {path}")
     return 0 if ok else 1
 

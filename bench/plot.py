@@ -7,15 +7,27 @@ tens to hundreds).  Only verified cells are drawn as plain bars; a cell with a w
 hatched and marked "✗".  matplotlib (Agg backend) is optional: without it `throughput`
 prints a note and returns None.
 """
+
 from __future__ import annotations
 
 import statistics
 from pathlib import Path
 
-import harness
+from bench import harness
 
-COLORS = {"tagpipe": "#1f77b4", "tagpipe-wholespan": "#9ecae1", "tokenizers": "#7f7f7f",
-          "gigatoken": "#2ca02c", "fastokens": "#ff7f0e", "tiktoken": "#9467bd"}
+COLORS = {
+    "tagpipe": "#1f77b4",
+    "tagpipe-wholespan": "#9ecae1",
+    "tokenizers": "#7f7f7f",
+    "gigatoken": "#2ca02c",
+    "fastokens": "#ff7f0e",
+    "snaptokens": "#ffbb78",
+    "splintr": "#d62728",
+    "tuetoken": "#8c564b",
+    "toktok": "#e377c2",
+    "nanotoken": "#bcbd22",
+    "tiktoken": "#9467bd",
+}
 
 
 def machine_summary() -> str:
@@ -68,13 +80,28 @@ def throughput(path: Path, results: dict, corpora, thread_counts, title: str) ->
                         continue
                     med, lo, hi = statistics.median(cell.rounds), min(cell.rounds), max(cell.rounds)
                     pos = x + (i - (len(kinds) - 1) / 2) * width
-                    ax.bar(pos, med, width, color=COLORS[kind], edgecolor="white", linewidth=0.5,
-                           hatch=None if cell.verified else "//")
-                    ax.errorbar(pos, med, yerr=[[med - lo], [hi - med]], fmt="none", ecolor="black",
-                                elinewidth=0.8, capsize=1.5)
+                    ax.bar(
+                        pos,
+                        med,
+                        width,
+                        color=COLORS[kind],
+                        edgecolor="white",
+                        linewidth=0.5,
+                        hatch=None if cell.verified else "//",
+                    )
+                    ax.errorbar(
+                        pos, med, yerr=[[med - lo], [hi - med]], fmt="none", ecolor="black", elinewidth=0.8, capsize=1.5
+                    )
                     text = f"{med:.0f}" if med >= 10 else f"{med:.1f}"
-                    ax.text(pos, hi * 1.06, text + ("" if cell.verified else " ✗"), ha="center",
-                            va="bottom", rotation=90, fontsize=6.5)
+                    ax.text(
+                        pos,
+                        hi * 1.06,
+                        text + ("" if cell.verified else " ✗"),
+                        ha="center",
+                        va="bottom",
+                        rotation=90,
+                        fontsize=6.5,
+                    )
             ax.set_yscale("log")
             if spans:  # room under the slowest bar and above the fastest one's label
                 ax.set_ylim(min(s[0] for s in spans) / 1.5, max(s[1] for s in spans) * 2)
@@ -86,10 +113,22 @@ def throughput(path: Path, results: dict, corpora, thread_counts, title: str) ->
             ax.grid(axis="y", which="both", alpha=0.25)
             ax.set_axisbelow(True)
     fig.suptitle(f"{title}\n{machine_summary()}", fontsize=10.5, y=1 - 0.12 / height, va="top")
-    fig.legend(handles=[Patch(color=v, label=k) for k, v in COLORS.items() if k in shown], loc="lower center",
-               ncol=len(shown), bbox_to_anchor=(0.5, 0.25 / height), frameon=False, fontsize=9)
-    fig.text(0.5, 0.06 / height, "bars: median of the rounds; error bars: slowest and fastest round; "
-             "every id checked against tokenizers 0.23.3 (hatched, ✗: a mismatch)", ha="center", fontsize=8)
+    fig.legend(
+        handles=[Patch(color=v, label=k) for k, v in COLORS.items() if k in shown],
+        loc="lower center",
+        ncol=len(shown),
+        bbox_to_anchor=(0.5, 0.25 / height),
+        frameon=False,
+        fontsize=9,
+    )
+    fig.text(
+        0.5,
+        0.06 / height,
+        "bars: median of the rounds; error bars: slowest and fastest round; "
+        "every id checked against tokenizers 0.23.3 (hatched, ✗: a mismatch)",
+        ha="center",
+        fontsize=8,
+    )
     fig.tight_layout(rect=(0, bottom / height, 1, 1 - top / height))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)

@@ -1,26 +1,22 @@
 """Pre-tokenization throughput: tagpipe's native span path vs the oracle, single thread.
 
-    python bench/pretokenize.py [--models gpt2 llama3 gpt-4o all-minilm-l6-v2] [--rounds 5]
+    python -m bench.pretokenize [--models gpt2 llama3 gpt-4o all-minilm-l6-v2] [--rounds 5]
 
-tagpipe is timed natively (PreTokenizer._native.time: only the pre-tokenizer calls, byte
+tagpipe is timed natively (bench/native.py, time_pretokenizer: only the pre-tokenizer calls, byte
 ranges out, 10 kB documents); the oracle through `pre_tokenize_str`, the only entry it
 has (its time includes building its Python list).  Every timed slice is verified: the
 pieces tagpipe returns must equal the oracle's, document by document.
 """
+
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from pathlib import Path
 
-import numpy as np
+import tagpipe
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import harness  # noqa: E402
-
-import tagpipe  # noqa: E402
-from tagpipe.pretokenizer import _oracle_pre_tokenizer  # noqa: E402
+from bench import harness, native
 
 
 def section(model: str):
@@ -32,12 +28,10 @@ def engines(model: str) -> list[harness.Engine]:
     sec = section(model)
     with tagpipe.delegation_disabled():
         ours = tagpipe.PreTokenizer.from_json(sec)
-    oracle = _oracle_pre_tokenizer(sec)
+    oracle = native.oracle_pre_tokenizer(sec)
 
     def run_ours(docs):
-        raw = [d.encode("utf-8") for d in docs]
-        offsets = np.cumsum([0] + [len(r) for r in raw], dtype=np.int64)
-        ns, pieces = ours._native.time(b"".join(raw), offsets)
+        ns, pieces = native.time_pretokenizer(ours, docs)
         return pieces, ns
 
     def verify_ours(docs, _pieces):
@@ -46,16 +40,21 @@ def engines(model: str) -> list[harness.Engine]:
                 return "pieces differ from the oracle"
         return None
 
-    return [harness.Engine(f"tagpipe", run_ours, verify_ours), harness.Engine("tokenizers", harness.per_call(oracle.pre_tokenize_str))]
+    return [
+        harness.Engine("tagpipe", run_ours, verify_ours),
+        harness.Engine("tokenizers", harness.per_call(oracle.pre_tokenize_str)),
+    ]
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.pretokenize", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--models", nargs="*", default=["gpt2", "llama3", "gpt-4o", "all-minilm-l6-v2"])
     ap.add_argument("--corpora", nargs="*", default=harness.CORPORA)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--no-write", action="store_true")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     parts, ok = [], True
     for model in args.models:
         print(f"{model}: MB/s per round")
@@ -64,8 +63,12 @@ def main() -> int:
         parts.append(f"### {model}\n\n" + harness.table(cells, baseline="tokenizers"))
         print(parts[-1] + "\n")
     if not args.no_write:
-        path = harness.write_report("pretokenize", "Pre-tokenization throughput (single thread)",
-                                    "python bench/pretokenize.py", "\n\n".join(parts))
+        path = harness.write_report(
+            "pretokenize",
+            "Pre-tokenization throughput (single thread)",
+            harness.command("pretokenize", argv),
+            "\n\n".join(parts),
+        )
         print(f"wrote {path}")
     return 0 if ok else 1
 

@@ -7,6 +7,7 @@ bundled with tagpipe) and `corpus/`: lines of the shared corpora (TAGPIPE_TEST_D
 ../shared; ~--kb kB in all).  Then the ids it wrote are compared with tokenizers' ids of
 every line.  Needs the engine installed (and Java for Spark).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,7 +25,7 @@ LINE_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")  # (engines
 
 def example(section: str) -> str:
     text = DOC.read_text(encoding="utf-8")
-    body = text[text.index(section + "\n"):]
+    body = text[text.index(section + "\n") :]
     return re.search(r"```python\n(.*?)```", body, re.S).group(1)
 
 
@@ -32,8 +33,11 @@ def make_corpus(folder: Path, kb: int) -> list[str]:
     shared = Path(os.environ.get("TAGPIPE_TEST_DATA", Path(__file__).resolve().parents[2] / "shared"))
     lines = []
     for path in sorted((shared / "corpora").glob("*.txt")):
-        part = [ln for ln in path.read_text(encoding="utf-8")[: kb * 1000 // 6].split("\n")[:-1]
-                if not LINE_BREAKS.search(ln)]
+        part = [
+            ln
+            for ln in path.read_text(encoding="utf-8")[: kb * 1000 // 6].split("\n")[:-1]
+            if not LINE_BREAKS.search(ln)
+        ]
         (folder / f"{path.stem}.txt").write_text("\n".join(part) + "\n", encoding="utf-8")
         lines += part
     return lines
@@ -83,8 +87,9 @@ def main() -> int:
             else:
                 # (Ray's read_text drops empty lines: every other line must be there)
                 kept = [ln for ln in lines if ln.strip()] if engine == "ray" else lines
-                ok = sorted(t for t in texts if t.strip() or engine != "ray") == sorted(kept) and \
-                    [list(r) for r in ids] == [e.ids for e in oracle.encode_batch(texts)]
+                ok = sorted(t for t in texts if t.strip() or engine != "ray") == sorted(kept) and [
+                    list(r) for r in ids
+                ] == [e.ids for e in oracle.encode_batch(texts)]
             print(f"{engine}: {len(ids)} rows, ids {'equal to tokenizers' if ok else 'DIFFER from tokenizers'}")
             failed += not ok
     return 1 if failed else 0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bounded-time differential fuzzing (fuzz/harness.py under atheris).
+# Bounded-time differential fuzzing (fuzz/differential.py under atheris).
 #
 #   fuzz/run.sh SECONDS          fuzz for SECONDS, starting from the committed corpus
 #                                (fuzz/corpus) plus the inputs earlier runs found

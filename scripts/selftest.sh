@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Build and run the pybind-free kernel self-test (cpp/selftest): every available classify
-# kernel against the scalar kernel, every alphabet.
+# Build and run the pybind-free self-test (cpp/selftest): every available kernel of every
+# family against the scalar kernel, every alphabet; the block state machines; the model's
+# tables.  The core's sources are cpp/sources.txt, the list CMake builds too.
 #
 #   scripts/selftest.sh            native build, every kernel this CPU runs
 #   scripts/selftest.sh aarch64    cross-compile with aarch64-linux-gnu-g++ and run under
@@ -13,7 +14,11 @@ target="${1:-native}"
 [ $# -gt 0 ] && shift
 out="build/selftest-$target"
 mkdir -p "$out"
-srcs=(cpp/kernels/classify/*.cpp cpp/kernels/boundaries/*.cpp cpp/kernels/window/*.cpp cpp/kernels/replace/*.cpp cpp/kernels/marks/*.cpp cpp/kernels/find/*.cpp cpp/kernels/transcode/*.cpp cpp/dispatch/*.cpp cpp/pretokenize/fsm/*.cpp cpp/pretokenize/*.cpp cpp/normalize/*.cpp cpp/added/*.cpp cpp/model/*.cpp cpp/encode/*.cpp cpp/selftest/selftest.cpp)
+srcs=()
+while read -r src; do
+  case "$src" in '' | '#'*) ;; *) srcs+=("cpp/$src") ;; esac
+done <cpp/sources.txt
+srcs+=(cpp/selftest/*.cpp)
 flags=(-std=c++17 -O2 -Wall -Wextra -Wno-psabi -Icpp -Itables/generated)
 case "$target" in
   native)

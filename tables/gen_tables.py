@@ -17,6 +17,7 @@ stream encodes each predicate with no loss.
     python tables/gen_tables.py            # regenerate tables/generated/
     python tables/gen_tables.py --check    # regenerate in memory, diff, exit 1 if stale
 """
+
 from __future__ import annotations
 
 import argparse
@@ -191,7 +192,7 @@ def nfc_changes() -> set[int]:
 class Alphabet:
     name: str
     doc: str
-    tags: list[str]                      # tags[0] == "Cont"
+    tags: list[str]  # tags[0] == "Cont"
     tag_doc: dict[str, str]
     # predicate name -> (probe, tags on which it holds)
     predicates: dict[str, tuple[Callable[[], set[int]], set[str]]]
@@ -201,10 +202,19 @@ class Alphabet:
 
 
 def _regex_choose(p: frozenset[str], cp: int) -> str:
-    for pred, tag in (("space", "Space"), ("newline", "Newline"), ("ws", "WsOther"),
-                      ("apostrophe", "Apostrophe"), ("slash", "Slash"), ("digit", "Digit"),
-                      ("upper", "Upper"), ("lower", "Lower"), ("letter_other", "LetterOther"),
-                      ("M", "Mark"), ("N", "Number")):
+    for pred, tag in (
+        ("space", "Space"),
+        ("newline", "Newline"),
+        ("ws", "WsOther"),
+        ("apostrophe", "Apostrophe"),
+        ("slash", "Slash"),
+        ("digit", "Digit"),
+        ("upper", "Upper"),
+        ("lower", "Lower"),
+        ("letter_other", "LetterOther"),
+        ("M", "Mark"),
+        ("N", "Number"),
+    ):
         if pred in p:
             return tag
     return "Other"
@@ -213,13 +223,34 @@ def _regex_choose(p: frozenset[str], cp: int) -> str:
 REGEX = Alphabet(
     name="regex",
     doc="Oniguruma classes of the ByteLevel / cl100k / qwen2 / o200k / falcon patterns.",
-    tags=["Cont", "Upper", "Lower", "LetterOther", "Mark", "Number", "Digit", "Space",
-          "Newline", "WsOther", "Apostrophe", "Slash", "Other"],
+    tags=[
+        "Cont",
+        "Upper",
+        "Lower",
+        "LetterOther",
+        "Mark",
+        "Number",
+        "Digit",
+        "Space",
+        "Newline",
+        "WsOther",
+        "Apostrophe",
+        "Slash",
+        "Other",
+    ],
     tag_doc={
-        "Upper": r"\p{Lu} | \p{Lt}", "Lower": r"\p{Ll}", "LetterOther": r"\p{Lm} | \p{Lo}",
-        "Mark": r"\p{M}", "Number": r"\p{N} except 0-9", "Digit": "0-9",
-        "Space": "U+0020", "Newline": r"\r \n", "WsOther": r"\s except \r \n U+0020",
-        "Apostrophe": "'", "Slash": "/", "Other": r"none of the above ([^\s\p{L}\p{M}\p{N}])",
+        "Upper": r"\p{Lu} | \p{Lt}",
+        "Lower": r"\p{Ll}",
+        "LetterOther": r"\p{Lm} | \p{Lo}",
+        "Mark": r"\p{M}",
+        "Number": r"\p{N} except 0-9",
+        "Digit": "0-9",
+        "Space": "U+0020",
+        "Newline": r"\r \n",
+        "WsOther": r"\s except \r \n U+0020",
+        "Apostrophe": "'",
+        "Slash": "/",
+        "Other": r"none of the above ([^\s\p{L}\p{M}\p{N}])",
     },
     predicates={
         "L": (onig(r"\p{L}"), {"Upper", "Lower", "LetterOther"}),
@@ -248,9 +279,17 @@ def _deepseek_choose(p: frozenset[str], cp: int) -> str:
             if pred in p:
                 return tag
         return "CjkOther"
-    for pred, tag in (("space", "Space"), ("newline", "Newline"), ("ws", "WsOther"),
-                      ("ascii_letter", "AsciiLetter"), ("ascii_ps", "AsciiPunctSym"),
-                      ("L", "Letter"), ("M", "Mark"), ("N", "Number"), ("PS", "PunctSym")):
+    for pred, tag in (
+        ("space", "Space"),
+        ("newline", "Newline"),
+        ("ws", "WsOther"),
+        ("ascii_letter", "AsciiLetter"),
+        ("ascii_ps", "AsciiPunctSym"),
+        ("L", "Letter"),
+        ("M", "Mark"),
+        ("N", "Number"),
+        ("PS", "PunctSym"),
+    ):
         if pred in p:
             return tag
     return "Other"
@@ -259,17 +298,37 @@ def _deepseek_choose(p: frozenset[str], cp: int) -> str:
 DEEPSEEK = Alphabet(
     name="deepseek",
     doc="Classes of the deepseek-v3 Split triple (N, the CJK range, ASCII punct, L/M/P/S).",
-    tags=["Cont", "Letter", "AsciiLetter", "Mark", "Number", "PunctSym", "AsciiPunctSym",
-          "Space", "Newline", "WsOther", "Other", "CjkLetter", "CjkMark", "CjkPunctSym",
-          "CjkOther"],
+    tags=[
+        "Cont",
+        "Letter",
+        "AsciiLetter",
+        "Mark",
+        "Number",
+        "PunctSym",
+        "AsciiPunctSym",
+        "Space",
+        "Newline",
+        "WsOther",
+        "Other",
+        "CjkLetter",
+        "CjkMark",
+        "CjkPunctSym",
+        "CjkOther",
+    ],
     tag_doc={
-        "Letter": r"\p{L} except A-Za-z and the CJK range", "AsciiLetter": "A-Za-z",
-        "Mark": r"\p{M} outside the CJK range", "Number": r"\p{N}",
+        "Letter": r"\p{L} except A-Za-z and the CJK range",
+        "AsciiLetter": "A-Za-z",
+        "Mark": r"\p{M} outside the CJK range",
+        "Number": r"\p{N}",
         "PunctSym": r"[\p{P}\p{S}] except ASCII and the CJK range",
         "AsciiPunctSym": "the ASCII punctuation class of the third Split",
-        "Space": "U+0020", "Newline": r"\r \n", "WsOther": r"\s except \r \n U+0020",
-        "Other": "none of the above", "CjkLetter": r"CJK range and \p{L}",
-        "CjkMark": r"CJK range and \p{M}", "CjkPunctSym": r"CJK range and [\p{P}\p{S}]",
+        "Space": "U+0020",
+        "Newline": r"\r \n",
+        "WsOther": r"\s except \r \n U+0020",
+        "Other": "none of the above",
+        "CjkLetter": r"CJK range and \p{L}",
+        "CjkMark": r"CJK range and \p{M}",
+        "CjkPunctSym": r"CJK range and [\p{P}\p{S}]",
         "CjkOther": "CJK range, none of L M P S (unassigned)",
     },
     predicates={
@@ -303,13 +362,15 @@ def _unicode_choose(p: frozenset[str], cp: int) -> str:
 UNICODE = Alphabet(
     name="unicode",
     doc="Rust std / regex-crate predicates: Whitespace, WhitespaceSplit, Bert, Punctuation, Digits.",
-    tags=["Cont", "Word", "WordNumeric", "Numeric", "Punct", "PunctWord", "Space", "WsOther",
-          "Other"],
+    tags=["Cont", "Word", "WordNumeric", "Numeric", "Punct", "PunctWord", "Space", "WsOther", "Other"],
     tag_doc={
         "Word": r"regex \w, not numeric, not punctuation",
-        "WordNumeric": r"regex \w and char::is_numeric", "Numeric": r"is_numeric, not \w",
-        "Punct": r"Bert punctuation, not \w", "PunctWord": r"Bert punctuation and \w",
-        "Space": "U+0020", "WsOther": "char::is_whitespace except U+0020",
+        "WordNumeric": r"regex \w and char::is_numeric",
+        "Numeric": r"is_numeric, not \w",
+        "Punct": r"Bert punctuation, not \w",
+        "PunctWord": r"Bert punctuation and \w",
+        "Space": "U+0020",
+        "WsOther": "char::is_whitespace except U+0020",
         "Other": "none of the above",
     },
     predicates={
@@ -326,8 +387,10 @@ NFC = Alphabet(
     name="nfc",
     doc="NFC quick check: characters the oracle's NFC leaves alone in every context.",
     tags=["Cont", "Inert", "Changes"],
-    tag_doc={"Inert": "NFC never changes it, whatever surrounds it",
-             "Changes": "NFC may change it (decomposes, composes with what precedes it, or reorders)"},
+    tag_doc={
+        "Inert": "NFC never changes it, whatever surrounds it",
+        "Changes": "NFC may change it (decomposes, composes with what precedes it, or reorders)",
+    },
     predicates={"changes": (nfc_changes, {"Changes"})},
     choose=lambda p, cp: "Changes" if "changes" in p else "Inert",
 )
@@ -346,8 +409,7 @@ def build_predicate_alphabet(a: Alphabet) -> None:
         tag = a.choose(p, cp)
         for name, (_probe, true_tags) in a.predicates.items():
             if (tag in true_tags) != (name in p):
-                raise SystemExit(f"gen_tables: {a.name}: U+{cp:04X} tagged {tag} but "
-                                 f"predicate {name} is {name in p}")
+                raise SystemExit(f"gen_tables: {a.name}: U+{cp:04X} tagged {tag} but predicate {name} is {name in p}")
         a.per_cp[cp] = index[tag]
 
 
@@ -366,11 +428,13 @@ def build_scripts() -> Alphabet:
     a = Alphabet(
         name="scripts",
         doc="UnicodeScripts' fixed_script classes (Hiragana/Katakana/U+30FC as Han, ' ' and "
-            "unlisted code points Any), derived as the oracle's equivalence classes.",
+        "unlisted code points Any), derived as the oracle's equivalence classes.",
         tags=tags,
         tag_doc={"Any": "transparent: ' ' and code points outside the script table"}
         | {f"S{i:03d}": "first member " + label(c) for i, c in enumerate(classes)},
-        predicates={}, choose=lambda p, cp: "")
+        predicates={},
+        choose=lambda p, cp: "",
+    )
     for cp in any_set:
         a.per_cp[cp] = 1
     for i, cls in enumerate(classes):
@@ -394,22 +458,18 @@ def emit(a: Alphabet) -> str:
     blocks: dict[tuple[int, ...], int] = {}
     stage1 = []
     for b in range(0x110000 // BLOCK):
-        blk = tuple(full[b * BLOCK:(b + 1) * BLOCK])
+        blk = tuple(full[b * BLOCK : (b + 1) * BLOCK])
         stage1.append(blocks.setdefault(blk, len(blocks)))
     stage1.append(blocks.setdefault(tuple([fffd] * BLOCK), len(blocks)))
     if len(blocks) > 0xFFFF:
         raise SystemExit("gen_tables: too many blocks")
-    stage2 = [t for blk in sorted(blocks, key=blocks.get)
-              for t in (blk if blk[0] != "pad" else [fffd] * BLOCK)]
+    stage2 = [t for blk in sorted(blocks, key=blocks.get) for t in (blk if blk[0] != "pad" else [fffd] * BLOCK)]
     ascii_tab = full[:128]
 
     def rows(vals, per, fmt):
-        return "\n".join("    " + ", ".join(fmt(v) for v in vals[i:i + per]) + ","
-                         for i in range(0, len(vals), per))
+        return "\n".join("    " + ", ".join(fmt(v) for v in vals[i : i + per]) + "," for i in range(0, len(vals), per))
 
-    up = a.name.upper()
-    enum = "\n".join(f"    {t} = {i},{'  // ' + a.tag_doc[t] if t in a.tag_doc else ''}"
-                     for i, t in enumerate(a.tags))
+    enum = "\n".join(f"    {t} = {i},{'  // ' + a.tag_doc[t] if t in a.tag_doc else ''}" for i, t in enumerate(a.tags))
     names = ", ".join(f'"{t}"' for t in a.tags)
     return f"""\
 // GENERATED by tables/gen_tables.py from the oracle {ORACLE}. Do not edit.
@@ -477,9 +537,11 @@ NORM_FLAGS = {  # bit -> meaning (cpp/normalize/unicode.h reads them by these na
 }
 GRAPHEME_SUPERSETS = {
     "kGbPrepend": (r"\p{Grapheme_Cluster_Break=Prepend}", []),
-    "kGbHangul": (r"\p{Hangul_Syllable_Type=L}|\p{Hangul_Syllable_Type=V}|\p{Hangul_Syllable_Type=T}"
-                  r"|\p{Hangul_Syllable_Type=LV}|\p{Hangul_Syllable_Type=LVT}",
-                  [(0x1100, 0x11FF), (0xA960, 0xA97F), (0xAC00, 0xD7FF)]),
+    "kGbHangul": (
+        r"\p{Hangul_Syllable_Type=L}|\p{Hangul_Syllable_Type=V}|\p{Hangul_Syllable_Type=T}"
+        r"|\p{Hangul_Syllable_Type=LV}|\p{Hangul_Syllable_Type=LVT}",
+        [(0x1100, 0x11FF), (0xA960, 0xA97F), (0xAC00, 0xD7FF)],
+    ),
     "kGbRegional": (r"\p{Regional_Indicator}", [(0x1F1E6, 0x1F1FF)]),
     "kGbPictographic": (r"\p{Extended_Pictographic}", []),
     "kGbConsonant": (r"\p{Indic_Conjunct_Break=Consonant}", []),
@@ -513,7 +575,7 @@ def _one_key_charsmap(key: bytes, value: str) -> bytes:
     import struct
 
     units = [0] * 512
-    units[0] = 1 << 10                              # root: offset 1
+    units[0] = 1 << 10  # root: offset 1
     pos = 1
     for k, byte in enumerate(key):
         node = pos ^ byte
@@ -521,7 +583,7 @@ def _one_key_charsmap(key: bytes, value: str) -> bytes:
         step = 1 if last else 256
         units[node] = byte | (1 << 8 if last else 0) | step << 10  # label, leaf flag, offset
         pos = node ^ step
-    units[pos] = 0                                   # the leaf: value 0 (normalized[0..])
+    units[pos] = 0  # the leaf: value 0 (normalized[0..])
     return struct.pack("<I", 4 * len(units)) + struct.pack(f"<{len(units)}I", *units) + value.encode() + b"\0"
 
 
@@ -562,6 +624,7 @@ def grapheme_control() -> set[int]:
         elif o != chr(c) + "Z\u0302":
             raise SystemExit(f"gen_tables: Precompiled U+{c:04X} U+0301 U+0302 -> {o!r}")
     return found
+
 
 HANGUL = range(0xAC00, 0xAC00 + 11172)
 
@@ -607,10 +670,16 @@ def norm_properties() -> tuple[dict[int, int], dict[int, int], dict[str, dict[in
     nfd = N.NFD()
     if nfd.normalize_str("a\u0345\u0334") != "a\u0334\u0345":
         raise SystemExit("gen_tables: U+0334 / U+0345 are not ccc 1 / 240 in the oracle")
-    moved = [u != w for u, w in zip(_units(nfd, ["a" + chr(c) + "\u0334" for c in fixed], "\x00"),
-                                    ["a" + chr(c) + "\u0334" for c in fixed])]
-    moved2 = [u != w for u, w in zip(_units(nfd, ["a\u0345" + chr(c) for c in fixed], "\x00"),
-                                     ["a\u0345" + chr(c) for c in fixed])]
+    moved = [
+        u != w
+        for u, w in zip(
+            _units(nfd, ["a" + chr(c) + "\u0334" for c in fixed], "\x00"), ["a" + chr(c) + "\u0334" for c in fixed]
+        )
+    ]
+    moved2 = [
+        u != w
+        for u, w in zip(_units(nfd, ["a\u0345" + chr(c) for c in fixed], "\x00"), ["a\u0345" + chr(c) for c in fixed])
+    ]
     nonzero = [c for c, m, m2 in zip(fixed, moved, moved2) if m or m2 or c in (0x334, 0x345)]
     import unicodedata
 
@@ -725,22 +794,24 @@ def emit_norm() -> str:
         if 0xD800 <= cp <= 0xDFFF:
             cp_rec = (0, 0, 0, 0, 0)
         else:
-            cp_rec = (flags[cp], ccc[cp]) + tuple(intern(maps[m][cp]) if cp in maps[m] else 0
-                                                   for m in ("lower", "nfd", "nfkd"))
+            cp_rec = (flags[cp], ccc[cp]) + tuple(
+                intern(maps[m][cp]) if cp in maps[m] else 0 for m in ("lower", "nfd", "nfkd")
+            )
         per_cp[cp] = records.setdefault(cp_rec, len(records))
     if len(records) > 0xFFFF:
         raise SystemExit("gen_tables: too many norm records")
     blocks: dict[tuple[int, ...], int] = {}
-    stage1 = [blocks.setdefault(tuple(per_cp[b * BLOCK:(b + 1) * BLOCK]), len(blocks))
-              for b in range(0x110000 // BLOCK)]
+    stage1 = [
+        blocks.setdefault(tuple(per_cp[b * BLOCK : (b + 1) * BLOCK]), len(blocks)) for b in range(0x110000 // BLOCK)
+    ]
     stage2 = [r for blk in sorted(blocks, key=blocks.get) for r in blk]
 
     def rows(vals, per, fmt):
-        return "\n".join("    " + ", ".join(fmt(v) for v in vals[i:i + per]) + ","
-                         for i in range(0, len(vals), per))
+        return "\n".join("    " + ", ".join(fmt(v) for v in vals[i : i + per]) + "," for i in range(0, len(vals), per))
 
-    flag_enum = "\n".join(f"inline constexpr uint32_t {n} = {1 << i};  // {d}"
-                          for i, (n, d) in enumerate(NORM_FLAGS.items()))
+    flag_enum = "\n".join(
+        f"inline constexpr uint32_t {n} = {1 << i};  // {d}" for i, (n, d) in enumerate(NORM_FLAGS.items())
+    )
     recs = sorted(records, key=records.get)
     return f"""\
 // GENERATED by tables/gen_tables.py from the oracle {ORACLE} (grapheme supersets: {REGEX_MODULE}). Do not edit.

@@ -1,4 +1,5 @@
 """`python -m tagpipe ...` is the `tagpipe` command."""
+
 import sys
 
 from tagpipe.cli import main

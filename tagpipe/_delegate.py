@@ -8,6 +8,7 @@ tagpipe never approximates: a stage it cannot run exactly is handed to `tokenize
 
 or set ``TAGPIPE_DELEGATION=error`` in the environment.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -43,6 +44,8 @@ def oracle():
     try:
         import tokenizers
     except ImportError:  # pragma: no cover - depends on the environment
-        raise RuntimeError("this part of the pipeline is delegated to the `tokenizers` package, "
-                           "which is not installed (pip install tokenizers==0.23.3)") from None
+        raise RuntimeError(
+            "this part of the pipeline is delegated to the `tokenizers` package, "
+            "which is not installed (pip install tokenizers==0.23.3)"
+        ) from None
     return tokenizers

@@ -1,4 +1,5 @@
 """Which classify kernels this build has, which this CPU runs, and which one is active."""
+
 from __future__ import annotations
 
 import os
@@ -26,8 +27,7 @@ def kernels() -> KernelInfo:
     >>> info.active in info.available and "scalar" in info.available
     True
     """
-    return KernelInfo(tuple(_core.kernels_available()), _core.active_kernel(),
-                      tuple(_core.kernels_compiled()))
+    return KernelInfo(tuple(_core.kernels_available()), _core.active_kernel(), tuple(_core.kernels_compiled()))
 
 
 def set_kernel(name: str) -> None:

@@ -18,6 +18,7 @@ truncation and any other option.  Results served by tagpipe carry no ``.encoding
 The tokenizer is read once: after changing it (adding tokens, ``add_bos_token``, ...) call
 ``accelerate`` again; until then a changed vocabulary size sends calls to the original path.
 """
+
 from __future__ import annotations
 
 import json
@@ -46,9 +47,21 @@ class _Accelerated:
         self.prefix, self.suffix = self.tok._special_ids
         self.stats = {"tagpipe": 0, "original": 0}
 
-    def why_not(self, text, text_pair, is_split_into_words, truncation_strategy, max_length,
-                return_token_type_ids, return_overflowing_tokens, return_special_tokens_mask,
-                return_offsets_mapping, return_length, split_special_tokens, kwargs) -> str:
+    def why_not(
+        self,
+        text,
+        text_pair,
+        is_split_into_words,
+        truncation_strategy,
+        max_length,
+        return_token_type_ids,
+        return_overflowing_tokens,
+        return_special_tokens_mask,
+        return_offsets_mapping,
+        return_length,
+        split_special_tokens,
+        kwargs,
+    ) -> str:
         """Why a call goes to the original backend ("" when tagpipe serves it)."""
         hf = self.hf
         if not self.tok.native:
@@ -73,16 +86,44 @@ class _Accelerated:
             return "options " + ", ".join(sorted(kwargs))
         return ""
 
-    def encode_plus(self, text, text_pair=None, add_special_tokens=True, padding_strategy=None,
-                    truncation_strategy=None, max_length=None, stride=0, is_split_into_words=False,
-                    pad_to_multiple_of=None, padding_side=None, return_tensors=None, return_token_type_ids=None,
-                    return_attention_mask=None, return_overflowing_tokens=False, return_special_tokens_mask=False,
-                    return_offsets_mapping=False, return_length=False, verbose=True, split_special_tokens=None,
-                    **kwargs):
+    def encode_plus(
+        self,
+        text,
+        text_pair=None,
+        add_special_tokens=True,
+        padding_strategy=None,
+        truncation_strategy=None,
+        max_length=None,
+        stride=0,
+        is_split_into_words=False,
+        pad_to_multiple_of=None,
+        padding_side=None,
+        return_tensors=None,
+        return_token_type_ids=None,
+        return_attention_mask=None,
+        return_overflowing_tokens=False,
+        return_special_tokens_mask=False,
+        return_offsets_mapping=False,
+        return_length=False,
+        verbose=True,
+        split_special_tokens=None,
+        **kwargs,
+    ):
         hf = self.hf
-        why = self.why_not(text, text_pair, is_split_into_words, truncation_strategy or "do_not_truncate", max_length,
-                           return_token_type_ids, return_overflowing_tokens, return_special_tokens_mask,
-                           return_offsets_mapping, return_length, split_special_tokens, kwargs)
+        why = self.why_not(
+            text,
+            text_pair,
+            is_split_into_words,
+            truncation_strategy or "do_not_truncate",
+            max_length,
+            return_token_type_ids,
+            return_overflowing_tokens,
+            return_special_tokens_mask,
+            return_offsets_mapping,
+            return_length,
+            split_special_tokens,
+            kwargs,
+        )
         added = len(self.prefix) + len(self.suffix) if add_special_tokens else 0
         truncate = _value(truncation_strategy) not in (None, "do_not_truncate") and max_length is not None
         if not why and truncate and max_length < added:
@@ -90,34 +131,52 @@ class _Accelerated:
         if why:
             self.stats["original"] += 1
             hf.tagpipe_last_path = "original: " + why
-            return self.original(text, text_pair=text_pair, add_special_tokens=add_special_tokens,
-                                 padding_strategy=padding_strategy, truncation_strategy=truncation_strategy,
-                                 max_length=max_length, stride=stride, is_split_into_words=is_split_into_words,
-                                 pad_to_multiple_of=pad_to_multiple_of, padding_side=padding_side,
-                                 return_tensors=return_tensors, return_token_type_ids=return_token_type_ids,
-                                 return_attention_mask=return_attention_mask,
-                                 return_overflowing_tokens=return_overflowing_tokens,
-                                 return_special_tokens_mask=return_special_tokens_mask,
-                                 return_offsets_mapping=return_offsets_mapping, return_length=return_length,
-                                 verbose=verbose, split_special_tokens=split_special_tokens, **kwargs)
+            return self.original(
+                text,
+                text_pair=text_pair,
+                add_special_tokens=add_special_tokens,
+                padding_strategy=padding_strategy,
+                truncation_strategy=truncation_strategy,
+                max_length=max_length,
+                stride=stride,
+                is_split_into_words=is_split_into_words,
+                pad_to_multiple_of=pad_to_multiple_of,
+                padding_side=padding_side,
+                return_tensors=return_tensors,
+                return_token_type_ids=return_token_type_ids,
+                return_attention_mask=return_attention_mask,
+                return_overflowing_tokens=return_overflowing_tokens,
+                return_special_tokens_mask=return_special_tokens_mask,
+                return_offsets_mapping=return_offsets_mapping,
+                return_length=return_length,
+                verbose=verbose,
+                split_special_tokens=split_special_tokens,
+                **kwargs,
+            )
         batched = not isinstance(text, str)
         texts = list(text) if batched else [text]
         ids, offsets = self.tok.encode_batch_flat(texts, add_special_tokens=False)
         flat = ids.tolist()
         seqs = []
         for i in range(len(texts)):
-            body = flat[offsets[i]:offsets[i + 1]]
+            body = flat[offsets[i] : offsets[i + 1]]
             if truncate and len(body) > max_length - added:
                 keep = max_length - added
-                body = body[:keep] if hf.truncation_side == "right" else body[len(body) - keep:]
+                body = body[:keep] if hf.truncation_side == "right" else body[len(body) - keep :]
             seqs.append(self.prefix + body + self.suffix if add_special_tokens else body)
         for s in seqs:
             hf._eventual_warn_about_too_long_sequence(s, max_length, verbose)
         self.stats["tagpipe"] += 1
         hf.tagpipe_last_path = "tagpipe"
-        out = hf.pad({"input_ids": seqs}, padding=padding_strategy, max_length=max_length,
-                     pad_to_multiple_of=pad_to_multiple_of, padding_side=padding_side,
-                     return_attention_mask=return_attention_mask, return_tensors=return_tensors)
+        out = hf.pad(
+            {"input_ids": seqs},
+            padding=padding_strategy,
+            max_length=max_length,
+            pad_to_multiple_of=pad_to_multiple_of,
+            padding_side=padding_side,
+            return_attention_mask=return_attention_mask,
+            return_tensors=return_tensors,
+        )
         if not batched and return_tensors is None:  # one text: no batch dimension (as the backend)
             out = type(out)({key: value[0] for key, value in out.items()})
         return out
@@ -130,7 +189,7 @@ def accelerate(tokenizer: Any) -> Any:
     if not hasattr(tokenizer, "backend_tokenizer") or not hasattr(tokenizer, "_encode_plus"):
         raise TypeError(f"accelerate expects a transformers fast tokenizer, got {type(tokenizer).__name__}")
     if hasattr(type(tokenizer), "_batch_encode_plus"):  # transformers 4: batches bypass _encode_plus
-        raise TypeError("accelerate needs transformers 5 or later (pip install \"tagpipe[transformers]\")")
+        raise TypeError('accelerate needs transformers 5 or later (pip install "tagpipe[transformers]")')
     previous = getattr(tokenizer, "_tagpipe", None)
     if previous is not None:  # again: rebuild from the tokenizer as it is now
         del tokenizer._encode_plus

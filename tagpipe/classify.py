@@ -8,6 +8,7 @@ Unicode scalar value.
 Ill-formed UTF-8 (possible only through ``bytes``) is defined, never an error: each byte
 that is not part of a well-formed sequence is a one-byte character tagged like U+FFFD.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ Text = Union[str, bytes, bytearray, memoryview]
 class Alphabet:
     name: str
     tags: tuple[str, ...]  # tags[0] is always "Cont"
-    fffd_tag: int          # the tag of U+FFFD, given to every ill-formed byte
+    fffd_tag: int  # the tag of U+FFFD, given to every ill-formed byte
 
     def tag_of(self, char: str) -> str:
         """The tag name of one character."""
@@ -35,8 +36,7 @@ class Alphabet:
 
 def alphabets() -> dict[str, Alphabet]:
     """Every tag alphabet, by name ("regex", "deepseek", "unicode", "scripts")."""
-    return {name: Alphabet(name, tuple(tags), fffd)
-            for name, (tags, fffd) in _core.alphabets().items()}
+    return {name: Alphabet(name, tuple(tags), fffd) for name, (tags, fffd) in _core.alphabets().items()}
 
 
 @dataclass(frozen=True)
@@ -68,9 +68,11 @@ class Classified:
 
 def _utf8_error(text: str, e: UnicodeEncodeError) -> ValueError:
     ch = text[e.start]
-    return ValueError(f"text contains a lone surrogate U+{ord(ch):04X} at index {e.start}; "
-                      "tagpipe needs valid Unicode (encode with errors='surrogatepass' and "
-                      "pass bytes to classify it as ill-formed UTF-8)")
+    return ValueError(
+        f"text contains a lone surrogate U+{ord(ch):04X} at index {e.start}; "
+        "tagpipe needs valid Unicode (encode with errors='surrogatepass' and "
+        "pass bytes to classify it as ill-formed UTF-8)"
+    )
 
 
 def classify(text: Text, alphabet: str = "regex", *, kernel: Optional[str] = None) -> Classified:
@@ -88,8 +90,7 @@ def classify(text: Text, alphabet: str = "regex", *, kernel: Optional[str] = Non
     if table is None:
         raise ValueError(f"unknown alphabet {alphabet!r}; choose one of {sorted(alphabets())}")
     if kernel is not None and kernel not in _core.kernels_available():
-        raise ValueError(f"kernel {kernel!r} is not available here; available: "
-                         f"{', '.join(_core.kernels_available())}")
+        raise ValueError(f"kernel {kernel!r} is not available here; available: {', '.join(_core.kernels_available())}")
     if not isinstance(text, (str, bytes, bytearray, memoryview)):
         raise TypeError(f"classify expects str or bytes, got {type(text).__name__}")
     try:

@@ -15,6 +15,7 @@ Nulls (Arrow rows that are null, pandas NA in an Arrow-backed Series): ``nulls="
 (the default) raises ValueError naming the first null row; ``nulls="null"`` keeps them:
 no ids (an empty range in the flat numpy form) and a null row in `encode_arrow`'s output.
 """
+
 from __future__ import annotations
 
 import sys
@@ -30,10 +31,10 @@ NULLS = ("error", "null")
 class ArrowText:
     """A string column as byte spans into one buffer (see the module docstring)."""
 
-    array: Any                 # the pyarrow (Large)StringArray the spans are read from
-    data: Any                  # its data buffer (a pyarrow.Buffer or b"")
-    starts: np.ndarray         # int64[n]: text i is data[starts[i]:ends[i]]
-    ends: np.ndarray           # int64[n]
+    array: Any  # the pyarrow (Large)StringArray the spans are read from
+    data: Any  # its data buffer (a pyarrow.Buffer or b"")
+    starts: np.ndarray  # int64[n]: text i is data[starts[i]:ends[i]]
+    ends: np.ndarray  # int64[n]
     null_mask: Optional[np.ndarray]  # bool[n], True where the row is null (None: no nulls)
 
     def __len__(self) -> int:
@@ -41,7 +42,7 @@ class ArrowText:
 
     def text(self, i: int) -> str:
         """Row i as a Python str (only for the rare row the native core delegates)."""
-        return bytes(memoryview(self.data)[self.starts[i]:self.ends[i]]).decode("utf-8")
+        return bytes(memoryview(self.data)[self.starts[i] : self.ends[i]]).decode("utf-8")
 
 
 def _pyarrow():
@@ -77,15 +78,17 @@ def _arrow_text(arr: Any, nulls: str) -> ArrowText:
     if n == 0 or offsets_buf is None:
         offsets = np.zeros(n + 1, dtype=np.int64)
     else:
-        offsets = np.frombuffer(offsets_buf, dtype=offset_type)[arr.offset:arr.offset + n + 1].astype(np.int64)
+        offsets = np.frombuffer(offsets_buf, dtype=offset_type)[arr.offset : arr.offset + n + 1].astype(np.int64)
     starts, ends = offsets[:-1], offsets[1:].copy()
     null_mask = None
     if arr.null_count:
         null_mask = arr.is_null().to_numpy(zero_copy_only=False)
         if nulls == "error":
             first = int(np.flatnonzero(null_mask)[0])
-            raise ValueError(f"text {first} is null ({arr.null_count} null rows); drop them first, "
-                             f"or pass nulls='null' to keep them as null rows without ids")
+            raise ValueError(
+                f"text {first} is null ({arr.null_count} null rows); drop them first, "
+                f"or pass nulls='null' to keep them as null rows without ids"
+            )
         ends[null_mask] = starts[null_mask]  # (a null row's bytes, if any, are not text)
     return ArrowText(arr, data if data is not None else b"", np.ascontiguousarray(starts), ends, null_mask)
 
@@ -104,8 +107,11 @@ def text_column(texts: Any, nulls: str = "error") -> Any:
             raise TypeError(f"expected a numpy array of str (dtype object or <U), got dtype {texts.dtype}")
         return texts.tolist()  # (object arrays: the same str objects, no copy of the text)
     if type(texts).__module__.startswith("pandas") and hasattr(texts, "dtype") and hasattr(texts, "array"):
-        if _pyarrow() is not None and "pyarrow" in str(getattr(texts.dtype, "storage", "")) \
-                or type(texts.dtype).__name__ == "ArrowDtype":
+        if (
+            _pyarrow() is not None
+            and "pyarrow" in str(getattr(texts.dtype, "storage", ""))
+            or type(texts.dtype).__name__ == "ArrowDtype"
+        ):
             import pyarrow as pa
 
             return _arrow_text(pa.array(texts.array), nulls)

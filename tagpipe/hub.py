@@ -7,12 +7,16 @@ otherwise a SentencePiece ``tokenizer.model`` is converted the way transformers 
 llama-style BPE model (tagpipe.sentencepiece), with ``add_bos_token``, ``add_eos_token`` and
 ``legacy`` from ``tokenizer_config.json`` when the repo has one, or refused with the reason.
 """
+
 from __future__ import annotations
 
 import json
 import os
 from pathlib import Path
 from typing import Any, Optional, Union
+
+from tagpipe.sentencepiece import to_tokenizer_json
+from tagpipe.tokenizer import Tokenizer
 
 TOKENIZER_FILE = "tokenizer.json"
 SENTENCEPIECE_FILE = "tokenizer.model"
@@ -53,10 +57,7 @@ def _sentencepiece_options(config: Optional[Union[str, Path]]) -> dict[str, bool
     return out
 
 
-def _from_sentencepiece(path: Union[str, Path], config: Optional[Union[str, Path]] = None, **kw: Any):
-    from tagpipe.sentencepiece import to_tokenizer_json
-    from tagpipe.tokenizer import Tokenizer
-
+def _from_sentencepiece(path: Union[str, Path], config: Optional[Union[str, Path]] = None, **kw: Any) -> Tokenizer:
     options = _sentencepiece_options(config if config is not None else Path(path).parent / CONFIG_FILE)
     return Tokenizer.from_str(to_tokenizer_json(Path(path).read_bytes(), **options), **kw)
 
@@ -70,9 +71,7 @@ def _hub_config(name: str, get: dict) -> Optional[str]:
         return None
 
 
-def _local(path: Path, **kw: Any):
-    from tagpipe.tokenizer import Tokenizer
-
+def _local(path: Path, **kw: Any) -> Tokenizer:
     if path.is_file():
         if path.suffix == ".model":
             return _from_sentencepiece(path, **kw)
@@ -84,9 +83,15 @@ def _local(path: Path, **kw: Any):
     raise HubError(f"{path}: no {TOKENIZER_FILE} or {SENTENCEPIECE_FILE} in this directory")
 
 
-def from_pretrained(name_or_path: Union[str, os.PathLike], *, revision: Optional[str] = None,
-                    token: Optional[Union[str, bool]] = None, cache_dir: Optional[Union[str, os.PathLike]] = None,
-                    local_files_only: bool = False, **kw: Any):
+def from_pretrained(
+    name_or_path: Union[str, os.PathLike],
+    *,
+    revision: Optional[str] = None,
+    token: Optional[Union[str, bool]] = None,
+    cache_dir: Optional[Union[str, os.PathLike]] = None,
+    local_files_only: bool = False,
+    **kw: Any,
+) -> Tokenizer:
     """A :class:`tagpipe.Tokenizer` from a ``tokenizer.json`` path, a SentencePiece
     ``tokenizer.model`` path, a directory holding either, or a Hugging Face Hub repo id
     (``"gpt2"``, ``"meta-llama/Llama-2-7b"``) at `revision` (a branch, tag or commit).  A
@@ -101,18 +106,21 @@ def from_pretrained(name_or_path: Union[str, os.PathLike], *, revision: Optional
     try:
         from huggingface_hub import hf_hub_download
     except ImportError:
-        raise HubError(f"{name!r} is not a file or directory, and loading from the Hub needs "
-                       f"huggingface_hub: pip install \"tagpipe[hub]\"") from None
+        raise HubError(
+            f"{name!r} is not a file or directory, and loading from the Hub needs "
+            f'huggingface_hub: pip install "tagpipe[hub]"'
+        ) from None
     e = _errors()
     get = dict(revision=revision, token=token, cache_dir=cache_dir, local_files_only=local_files_only)
     try:
         file = hf_hub_download(name, TOKENIZER_FILE, **get)
     except e.GatedRepoError:
-        raise HubError(f"{name} is a gated repo: accept its terms on the Hub, then pass token= or set "
-                       f"HF_TOKEN (or run `hf auth login`)") from None
+        raise HubError(
+            f"{name} is a gated repo: accept its terms on the Hub, then pass token= or set "
+            f"HF_TOKEN (or run `hf auth login`)"
+        ) from None
     except e.RepositoryNotFoundError:
-        raise HubError(f"{name}: no such repo on the Hub (or it is private: pass token= or set "
-                       f"HF_TOKEN)") from None
+        raise HubError(f"{name}: no such repo on the Hub (or it is private: pass token= or set HF_TOKEN)") from None
     except e.RevisionNotFoundError:
         raise HubError(f"{name}: no revision {revision!r}") from None
     except e.LocalEntryNotFoundError:  # (offline, or the Hub unreachable): a cached model will do
@@ -123,14 +131,14 @@ def from_pretrained(name_or_path: Union[str, os.PathLike], *, revision: Optional
             pass
         offline = local_files_only or os.environ.get("HF_HUB_OFFLINE", "0").upper() in ("1", "ON", "YES", "TRUE")
         why = "offline (HF_HUB_OFFLINE or local_files_only)" if offline else "the Hub cannot be reached"
-        raise HubError(f"{name}: {why}, and neither its {TOKENIZER_FILE} nor its {SENTENCEPIECE_FILE}"
-                       f"{'' if revision is None else f' at {revision}'} is in the cache") from None
+        raise HubError(
+            f"{name}: {why}, and neither its {TOKENIZER_FILE} nor its {SENTENCEPIECE_FILE}"
+            f"{'' if revision is None else f' at {revision}'} is in the cache"
+        ) from None
     except (e.EntryNotFoundError, getattr(e, "RemoteEntryNotFoundError", e.EntryNotFoundError)):
         try:
             model = hf_hub_download(name, SENTENCEPIECE_FILE, **get)
         except Exception:  # noqa: BLE001 - no SentencePiece model either
             raise HubError(f"{name} has no {TOKENIZER_FILE} or {SENTENCEPIECE_FILE} (not a tokenizer repo?)") from None
         return _from_sentencepiece(model, _hub_config(name, get) or "", **kw)
-    from tagpipe.tokenizer import Tokenizer
-
     return Tokenizer.from_file(file, **kw)

@@ -8,6 +8,7 @@
 mapping or Metaspace replacement) with character offsets into the text.  `pre_tokenize`
 is the native form the encoder and the benchmarks use: byte ranges as numpy arrays.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,7 +19,8 @@ import numpy as np
 
 from tagpipe import _core
 from tagpipe._delegate import DelegationError, delegation_allowed, oracle
-from tagpipe.plan import Plan, plan_pre_tokenizer
+from tagpipe.plan import PreTokenizerPlan, plan_pre_tokenizer
+from tagpipe.spec import PreTokenizer as PreTokenizerSection
 from tagpipe.spec import parse_pre_tokenizer
 
 # ByteLevel: the character each byte stands for (GPT-2's bytes_to_unicode).
@@ -56,40 +58,48 @@ def _utf8(text: str) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError as e:
-        raise ValueError(f"text contains a lone surrogate U+{ord(text[e.start]):04X} at index {e.start}; "
-                         "tagpipe needs valid Unicode") from None
+        raise ValueError(
+            f"text contains a lone surrogate U+{ord(text[e.start]):04X} at index {e.start}; tagpipe needs valid Unicode"
+        ) from None
 
 
 def _oracle_pre_tokenizer(section: dict[str, Any]):
     tk = oracle()
-    wrapper = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
-               "normalizer": None, "pre_tokenizer": section, "post_processor": None, "decoder": None,
-               "model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"}}
+    wrapper = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": section,
+        "post_processor": None,
+        "decoder": None,
+        "model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"},
+    }
     return tk.Tokenizer.from_str(json.dumps(wrapper)).pre_tokenizer
 
 
 class PreTokenizer:
     """A pre_tokenizer section, native where every stage is, else delegated whole."""
 
-    def __init__(self, section: Optional[dict[str, Any]], plan: Plan, path: str):
+    def __init__(self, section: Optional[PreTokenizerSection], path: str = "pre_tokenizer"):
+        """From a parsed section (tagpipe.spec; None: there is none)."""
         self.section = section
-        self.plan = plan
+        self.plan: PreTokenizerPlan = plan_pre_tokenizer(section, path)
         self.path = path
-        self._native = _core.PreTokenizer(plan.stages) if plan.native else None
+        self._native = _core.PreTokenizer(self.plan.stages) if self.plan.native else None
         self._oracle = None
-        if not plan.native:
+        if not self.plan.native:
             if not delegation_allowed():
-                raise DelegationError(f"{path} would be delegated to tokenizers: " + "; ".join(plan.reasons()))
-            self._oracle = _oracle_pre_tokenizer(section)
+                raise DelegationError(f"{path} would be delegated to tokenizers: " + "; ".join(self.plan.reasons()))
+            self._oracle = _oracle_pre_tokenizer(None if section is None else section.to_json())
 
     @classmethod
     def from_json(cls, section: Union[str, dict[str, Any], None], path: str = "pre_tokenizer") -> "PreTokenizer":
         """From a tokenizer.json "pre_tokenizer" section (a dict, JSON text, or None)."""
         if isinstance(section, str):
             section = json.loads(section)
-        spec = parse_pre_tokenizer(section, path)
-        canonical = None if spec is None else spec.to_json()
-        return cls(canonical, plan_pre_tokenizer(canonical, path), path)
+        return cls(parse_pre_tokenizer(section, path), path)
 
     @property
     def native(self) -> bool:
@@ -103,8 +113,9 @@ class PreTokenizer:
     def pre_tokenize(self, text: str) -> PreTokenized:
         """The native form: byte ranges (numpy) of the pieces and of where they came from."""
         if self._native is None:
-            raise DelegationError(f"{self.path} is delegated; only pre_tokenize_str is available: "
-                                  + "; ".join(self.plan.reasons()))
+            raise DelegationError(
+                f"{self.path} is delegated; only pre_tokenize_str is available: " + "; ".join(self.plan.reasons())
+            )
         data = _utf8(text)
         content, mapped, pieces, offsets = self._native.run(data)
         return PreTokenized(data if content is None else content, mapped, pieces, offsets)

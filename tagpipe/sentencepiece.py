@@ -25,6 +25,7 @@ whitespace escaped, no extra-whitespace removal and whitespace as a prefix.  Any
 The model file is a protocol buffer (sentencepiece_model.proto); the few fields needed are
 read here directly, so no protobuf package is required.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,10 +36,25 @@ from typing import Any, Iterator, Union
 # sentencepiece_model.proto field numbers
 _MODEL_PIECES, _MODEL_TRAINER, _MODEL_NORMALIZER = 1, 2, 3
 _PIECE_TEXT, _PIECE_SCORE, _PIECE_TYPE = 1, 2, 3
-_TRAINER = {3: "model_type", 24: "treat_whitespace_as_suffix", 35: "byte_fallback", 40: "unk_id",
-            41: "bos_id", 42: "eos_id", 43: "pad_id", 45: "unk_piece", 46: "bos_piece", 47: "eos_piece"}
-_NORMALIZER = {1: "name", 2: "precompiled_charsmap", 3: "add_dummy_prefix", 4: "remove_extra_whitespaces",
-               5: "escape_whitespaces"}
+_TRAINER = {
+    3: "model_type",
+    24: "treat_whitespace_as_suffix",
+    35: "byte_fallback",
+    40: "unk_id",
+    41: "bos_id",
+    42: "eos_id",
+    43: "pad_id",
+    45: "unk_piece",
+    46: "bos_piece",
+    47: "eos_piece",
+}
+_NORMALIZER = {
+    1: "name",
+    2: "precompiled_charsmap",
+    3: "add_dummy_prefix",
+    4: "remove_extra_whitespaces",
+    5: "escape_whitespaces",
+}
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 UNIGRAM, BPE = 1, 2
 SPACE = "\u2581"
@@ -86,7 +102,7 @@ def _fields(b: bytes) -> Iterator[tuple[int, Union[int, float, bytes]]]:
         if wire == 0:
             value, i = _varint(b, i)
         elif wire == 1:
-            value, i = b[i:i + 8], i + 8
+            value, i = b[i : i + 8], i + 8
         elif wire == 5:
             if i + 4 > len(b):
                 raise SentencePieceError("truncated 32-bit field")
@@ -95,7 +111,7 @@ def _fields(b: bytes) -> Iterator[tuple[int, Union[int, float, bytes]]]:
             n, i = _varint(b, i)
             if i + n > len(b):
                 raise SentencePieceError("truncated length-delimited field")
-            value, i = b[i:i + n], i + n
+            value, i = b[i : i + n], i + n
         else:
             raise SentencePieceError(f"unsupported protobuf wire type {wire}")
         yield number, value
@@ -140,7 +156,10 @@ def _check(m: Model) -> None:
     problems = []
     if t.get("model_type", UNIGRAM) != BPE:
         kind = {UNIGRAM: "Unigram", 3: "word", 4: "char"}.get(t.get("model_type", UNIGRAM), "unknown")
-        problems.append(f"trainer_spec.model_type is {kind} (only BPE models convert: use the model's tokenizer.json, which runs natively)")
+        problems.append(
+            f"trainer_spec.model_type is {kind} (only BPE models convert: use the model's "
+            "tokenizer.json, which runs natively)"
+        )
     if n.get("name", "identity") != "identity" or n.get("precompiled_charsmap"):
         problems.append(f"normalizer_spec.name is {n.get('name')!r} (a precompiled normalization map)")
     if n.get("remove_extra_whitespaces", 1):
@@ -160,8 +179,7 @@ def merges(pieces: list[Piece]) -> list[tuple[str, str]]:
     vocab = {p.text: i for i, p in enumerate(pieces)}
     found = []
     for p in pieces:
-        local = [(p.text[:k], p.text[k:]) for k in range(1, len(p.text))
-                 if p.text[:k] in vocab and p.text[k:] in vocab]
+        local = [(p.text[:k], p.text[k:]) for k in range(1, len(p.text)) if p.text[:k] in vocab and p.text[k:] in vocab]
         local.sort(key=lambda lr: (vocab[lr[0]], vocab[lr[1]]))
         found += [(lr, p.score) for lr in local]
     found.sort(key=lambda e: e[1], reverse=True)
@@ -179,13 +197,19 @@ def _template(bos: "tuple[str, int] | None", eos: "tuple[str, int] | None") -> "
         out = [{"SpecialToken": {"id": bos[0], "type_id": type_id}}] if bos else []
         out.append({"Sequence": {"id": name, "type_id": type_id}})
         return out + ([{"SpecialToken": {"id": eos[0], "type_id": type_id}}] if eos else [])
+
     specials = {t: {"id": t, "ids": [i], "tokens": [t]} for t, i in (x for x in (bos, eos) if x)}
-    return {"type": "TemplateProcessing", "single": seq("A", 0), "pair": seq("A", 0) + seq("B", 1),
-            "special_tokens": specials}
+    return {
+        "type": "TemplateProcessing",
+        "single": seq("A", 0),
+        "pair": seq("A", 0) + seq("B", 1),
+        "special_tokens": specials,
+    }
 
 
-def to_tokenizer_json(data: bytes, *, add_bos_token: bool = True, add_eos_token: bool = False,
-                      legacy: bool = True) -> str:
+def to_tokenizer_json(
+    data: bytes, *, add_bos_token: bool = True, add_eos_token: bool = False, legacy: bool = True
+) -> str:
     """The tokenizer.json the llama-style conversion makes of a serialized tokenizer.model, with
     tokenizer_config.json's ``add_bos_token``, ``add_eos_token`` and ``legacy``."""
     m = parse(data)
@@ -199,18 +223,35 @@ def to_tokenizer_json(data: bytes, *, add_bos_token: bool = True, add_eos_token:
         if p.text in vocab:
             raise SentencePieceError(f"piece {p.text!r} appears twice (ids {vocab[p.text]} and {i})")
         vocab[p.text] = i
-    added = [{"id": i, "content": p.text, "single_word": False, "lstrip": False, "rstrip": False,
-              "normalized": False, "special": True}
-             for i, p in enumerate(m.pieces) if p.type in (UNKNOWN, CONTROL)]
+    added = [
+        {
+            "id": i,
+            "content": p.text,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+        for i, p in enumerate(m.pieces)
+        if p.type in (UNKNOWN, CONTROL)
+    ]
     prefix = bool(m.normalizer.get("add_dummy_prefix", 1))
     if legacy:
-        normalizer = {"type": "Sequence", "normalizers": ([{"type": "Prepend", "prepend": SPACE}] if prefix else [])
-                      + [{"type": "Replace", "pattern": {"String": " "}, "content": SPACE}]}
+        normalizer = {
+            "type": "Sequence",
+            "normalizers": ([{"type": "Prepend", "prepend": SPACE}] if prefix else [])
+            + [{"type": "Replace", "pattern": {"String": " "}, "content": SPACE}],
+        }
         pre_tokenizer = None
     else:
         normalizer = None
-        pre_tokenizer = {"type": "Metaspace", "replacement": SPACE, "prepend_scheme": "first" if prefix else "never",
-                         "split": False}
+        pre_tokenizer = {
+            "type": "Metaspace",
+            "replacement": SPACE,
+            "prepend_scheme": "first" if prefix else "never",
+            "split": False,
+        }
 
     def special(key: str, wanted: bool) -> "tuple[str, int] | None":
         i = t.get(key, {"bos_id": 1, "eos_id": 2}[key])
@@ -219,18 +260,36 @@ def to_tokenizer_json(data: bytes, *, add_bos_token: bool = True, add_eos_token:
         if not 0 <= i < len(m.pieces):
             raise SentencePieceError(f"tokenizer_config asks for the {key[:3]} token, but trainer_spec.{key} is {i}")
         return m.pieces[i].text, i
+
     post = _template(special("bos_id", add_bos_token), special("eos_id", add_eos_token))
     doc = {
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": added,
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added,
         "normalizer": normalizer,
         "pre_tokenizer": pre_tokenizer,
         "post_processor": post,
-        "decoder": {"type": "Sequence", "decoders": [
-            {"type": "Replace", "pattern": {"String": SPACE}, "content": " "}, {"type": "ByteFallback"},
-            {"type": "Fuse"}, {"type": "Strip", "content": " ", "start": 1, "stop": 0}]},
-        "model": {"type": "BPE", "dropout": None, "unk_token": m.pieces[unk_id].text,
-                  "continuing_subword_prefix": None, "end_of_word_suffix": None, "fuse_unk": True,
-                  "byte_fallback": bool(t.get("byte_fallback", 0)), "ignore_merges": False,
-                  "vocab": vocab, "merges": [list(lr) for lr in merges(m.pieces)]},
+        "decoder": {
+            "type": "Sequence",
+            "decoders": [
+                {"type": "Replace", "pattern": {"String": SPACE}, "content": " "},
+                {"type": "ByteFallback"},
+                {"type": "Fuse"},
+                {"type": "Strip", "content": " ", "start": 1, "stop": 0},
+            ],
+        },
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": m.pieces[unk_id].text,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": True,
+            "byte_fallback": bool(t.get("byte_fallback", 0)),
+            "ignore_merges": False,
+            "vocab": vocab,
+            "merges": [list(lr) for lr in merges(m.pieces)],
+        },
     }
     return json.dumps(doc, ensure_ascii=False)

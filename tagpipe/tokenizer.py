@@ -11,9 +11,10 @@ Every stage runs in C++ when tagpipe runs all of them exactly; otherwise the who
 goes to `tokenizers` (correct first) and `explain()` says why.  Under
 `tagpipe.delegation_disabled()` (or TAGPIPE_DELEGATION=error) a delegation raises
 instead.  A text whose normalization tagpipe cannot prove to be the identity (NFC on a
-text that is not NFC-inert) is delegated per call.  Which stages are native, and the spec
-the native encoder is built from: tagpipe.build.
+text that is not NFC-inert) is delegated per call.  Which stages are native, and the
+native encoder's configuration: tagpipe.plan, from the file as tagpipe.spec reads it.
 """
+
 from __future__ import annotations
 
 import functools
@@ -26,9 +27,9 @@ import numpy as np
 
 from tagpipe import _core
 from tagpipe._delegate import DelegationError, delegation_allowed, oracle
-from tagpipe.build import build, canonical, id_bound
+from tagpipe.plan import plan_tokenizer
 from tagpipe.pretokenizer import _utf8
-from tagpipe.spec import TokenizerJsonError
+from tagpipe.spec import TokenizerJsonError, load_tokenizer_json
 
 DEFAULT_CACHE_BYTES = 128 << 20  # the word cache budget, all threads of one Tokenizer together
 ENV_CACHE = "TAGPIPE_CACHE_BYTES"
@@ -61,19 +62,21 @@ class Tokenizer:
 
     def __init__(self, json_text: str, *, cache_bytes: Optional[int] = None, metaspace_runs: bool = True):
         """`cache_bytes`: the word cache budget (default 128 MiB, or TAGPIPE_CACHE_BYTES);
-        `metaspace_runs=False` keeps a never-cutting pipeline whole (tagpipe.metaspace)."""
+        `metaspace_runs=False` keeps a never-cutting pipeline whole (tagpipe.plan.metaspace)."""
         self._json = json_text
-        canon = canonical(json_text)
+        loaded = load_tokenizer_json(json_text)
         self._options = {"cache_bytes": cache_bytes, "metaspace_runs": metaspace_runs}
         self._cache_bytes = _default_cache_bytes() if cache_bytes is None else int(cache_bytes)
         if self._cache_bytes < 0:
             raise ValueError("cache_bytes must not be negative")
-        self.plan, spec, self._post = build(canon, self._cache_bytes, metaspace_runs)
-        self._vocab_size = id_bound(canon)
-        self._native = _core.Encoder(spec) if spec is not None else None
+        self.plan, config = plan_tokenizer(loaded, self._cache_bytes, metaspace_runs)
+        del loaded
+        self._post = self.plan.post
+        self._vocab_size = self.plan.id_bound
+        self._native = _core.Encoder(config) if config is not None else None  # (takes over config's tables)
         # (the post-processor's tokens around one sequence, when native: tagpipe.accelerate)
-        self._special_ids = (list(spec["prefix_ids"]), list(spec["suffix_ids"])) if spec is not None else ([], [])
-        self._runs = spec is not None and any(st.get("kind") == "mark_runs" for st in spec["pre_tokenizer"])
+        self._special_ids = (list(self.plan.prefix_ids), list(self.plan.suffix_ids)) if self.native else ([], [])
+        self._runs = self.native and self.plan.metaspace_runs
         self._oracle = None
         if self._native is None and not delegation_allowed():
             raise DelegationError("this tokenizer would be delegated to tokenizers: " + "; ".join(self.plan.reasons()))
@@ -113,8 +116,9 @@ class Tokenizer:
         """From a `tokenizers.Tokenizer` or a transformers fast tokenizer."""
         backend = getattr(obj, "backend_tokenizer", obj)
         if not hasattr(backend, "to_str"):
-            raise TypeError(f"from_hf expects a tokenizers.Tokenizer or a transformers fast tokenizer, "
-                            f"got {type(obj).__name__}")
+            raise TypeError(
+                f"from_hf expects a tokenizers.Tokenizer or a transformers fast tokenizer, got {type(obj).__name__}"
+            )
         return cls(backend.to_str(), **kw)
 
     # -- what runs where --
@@ -125,7 +129,7 @@ class Tokenizer:
     @property
     def metaspace_runs(self) -> bool:
         """Whether MetaspaceRuns cuts this tokenizer's never-cutting pipeline (see
-        tagpipe.metaspace; explain() says why not)."""
+        tagpipe.plan.metaspace; explain() says why not)."""
         return self._runs
 
     def explain(self) -> str:
@@ -135,21 +139,33 @@ class Tokenizer:
             why_not = self._native.cut_rule()  # None: not BPE
             if why_not is not None:
                 but = self._native.cut_exception()
-                lines.append("  BPE cuts: " + (f"off ({why_not})" if why_not else
-                             "a new piece of 16+ bytes is cut before each character no merge can bridge "
-                             "to the one before it (cpp/model/bridge_cuts.h)" + (f"; {but}" if but else "")))
+                lines.append(
+                    "  BPE cuts: "
+                    + (
+                        f"off ({why_not})"
+                        if why_not
+                        else "a new piece of 16+ bytes is cut before each character no merge can bridge "
+                        "to the one before it (cpp/model/bridge_cuts.h)" + (f"; {but}" if but else "")
+                    )
+                )
                 seed = self._native.seed_size
-                lines.append(f"  word seed: {seed} vocabulary strings are their own token when the word cache "
-                             "misses (cpp/model/word_seed.h)" if seed else
-                             "  word seed: none (a continuing_subword_prefix or end_of_word_suffix, or "
-                             "vocabulary strings that share an id)")
+                lines.append(
+                    f"  word seed: {seed} vocabulary strings are their own token when the word cache "
+                    "misses (cpp/model/word_seed.h)"
+                    if seed
+                    else "  word seed: none (a continuing_subword_prefix or end_of_word_suffix, or "
+                    "vocabulary strings that share an id)"
+                )
         return "\n".join(lines)
 
     def _oracle_tokenizer(self):
         if not delegation_allowed():  # checked on every call, not only the first
-            raise DelegationError("this call would be delegated to tokenizers: " + "; ".join(self.plan.reasons())
-                                  if not self.native else "this text needs a normalization tagpipe does not run, "
-                                  "or an unknown piece meets a model without its unk token (the oracle raises)")
+            raise DelegationError(
+                "this call would be delegated to tokenizers: " + "; ".join(self.plan.reasons())
+                if not self.native
+                else "this text needs a normalization tagpipe does not run, "
+                "or an unknown piece meets a model without its unk token (the oracle raises)"
+            )
         if self._oracle is None:
             self._oracle = oracle().Tokenizer.from_str(self._json)
         return self._oracle
@@ -189,9 +205,14 @@ class Tokenizer:
         """The ids of one text, as tokenizers' ``encode(text).ids``."""
         return self.encode_to_numpy(text, add_special_tokens).tolist()
 
-    def encode_batch_flat(self, texts: Sequence[str], add_special_tokens: bool = True,
-                          num_threads: Optional[int] = None, *, nulls: str = "error"
-                          ) -> tuple[np.ndarray, np.ndarray]:
+    def encode_batch_flat(
+        self,
+        texts: Sequence[str],
+        add_special_tokens: bool = True,
+        num_threads: Optional[int] = None,
+        *,
+        nulls: str = "error",
+    ) -> tuple[np.ndarray, np.ndarray]:
         """All ids of many texts: (ids uint32[N], offsets int64[len(texts) + 1]); text i is
         ids[offsets[i]:offsets[i + 1]].  Runs on `num_threads` native threads (default: every
         core; one inside a data engine's worker process, see docs/distributed.md) with the
@@ -215,8 +236,9 @@ class Tokenizer:
             return self._post.pad(*self._delegate_all(texts, add_special_tokens))
         cut = self._post.native(add_special_tokens)
         try:
-            ids, offsets, delegate = self._native.encode_batch(texts, add_special_tokens, threads,
-                                                               *(cut or (-1, False)))
+            ids, offsets, delegate = self._native.encode_batch(
+                texts, add_special_tokens, threads, *(cut or (-1, False))
+            )
         except UnicodeEncodeError:
             for t in texts:
                 _utf8(t)
@@ -228,7 +250,7 @@ class Tokenizer:
         """None: every core -- or 1 inside a data engine's worker process (Spark, Ray, a
         process pool such as datasets' num_proc), where the engine already uses every core."""
         if num_threads is None:
-            from tagpipe.integrations.base import default_threads
+            from tagpipe._threads import default_threads
 
             return default_threads()
         threads = int(num_threads)
@@ -257,9 +279,12 @@ class Tokenizer:
         oracle ids are spliced in (text_of(i) gives text i as a str)."""
         if not delegate.any():
             return ids, offsets
-        parts = [ids[offsets[i]:offsets[i + 1]] if not delegate[i]
-                 else np.asarray(self._delegate(text_of(i), add_special_tokens), dtype=np.uint32)
-                 for i in range(len(delegate))]
+        parts = [
+            ids[offsets[i] : offsets[i + 1]]
+            if not delegate[i]
+            else np.asarray(self._delegate(text_of(i), add_special_tokens), dtype=np.uint32)
+            for i in range(len(delegate))
+        ]
         offsets = np.zeros(len(parts) + 1, dtype=np.int64)
         np.cumsum([len(p) for p in parts], out=offsets[1:])
         return (np.concatenate(parts) if parts else np.zeros(0, np.uint32)), offsets
@@ -270,14 +295,19 @@ class Tokenizer:
         if self._native is None:
             rows = range(len(column)) if live is None else np.flatnonzero(live)
             texts = {int(i): column.text(int(i)) for i in rows}
-            parts = [np.asarray(self._delegate(texts[i], add_special_tokens), dtype=np.uint32) if i in texts
-                     else np.zeros(0, np.uint32) for i in range(len(column))]
+            parts = [
+                np.asarray(self._delegate(texts[i], add_special_tokens), dtype=np.uint32)
+                if i in texts
+                else np.zeros(0, np.uint32)
+                for i in range(len(column))
+            ]
             offsets = np.zeros(len(parts) + 1, dtype=np.int64)
             np.cumsum([len(p) for p in parts], out=offsets[1:])
             return self._post.pad(np.concatenate(parts) if parts else np.zeros(0, np.uint32), offsets, live)
         cut = self._post.native(add_special_tokens)
-        ids, offsets, delegate = self._native.encode_spans(column.data, column.starts, column.ends,
-                                                           add_special_tokens, threads, *(cut or (-1, False)))
+        ids, offsets, delegate = self._native.encode_spans(
+            column.data, column.starts, column.ends, add_special_tokens, threads, *(cut or (-1, False))
+        )
         if live is not None and live.size and not live.all():  # null rows: no ids, not even specials
             lengths = np.diff(offsets)
             keep = np.repeat(live, lengths)
@@ -287,8 +317,9 @@ class Tokenizer:
             delegate = delegate & live
         return self._finish(ids, offsets, delegate, column.text, add_special_tokens, live, cut=cut)
 
-    def encode_arrow(self, texts: Any, add_special_tokens: bool = True, num_threads: Optional[int] = None,
-                     *, nulls: str = "error") -> Any:
+    def encode_arrow(
+        self, texts: Any, add_special_tokens: bool = True, num_threads: Optional[int] = None, *, nulls: str = "error"
+    ) -> Any:
         """The ids of a text column as an Arrow ``list<uint32>`` array (``large_list`` past
         2**31 - 1 ids), built from the flat ids and offsets without a copy per row: what
         datasets, Ray Data and Spark store as is.  `texts` as for `encode_batch_flat`; with
@@ -298,9 +329,11 @@ class Tokenizer:
         from tagpipe.columns import ArrowText, text_column
 
         column = text_column(texts, nulls)
-        ids, offsets = (self._encode_arrow_text(column, add_special_tokens, num_threads)
-                        if isinstance(column, ArrowText)
-                        else self.encode_batch_flat(column, add_special_tokens, num_threads))
+        ids, offsets = (
+            self._encode_arrow_text(column, add_special_tokens, num_threads)
+            if isinstance(column, ArrowText)
+            else self.encode_batch_flat(column, add_special_tokens, num_threads)
+        )
         mask = None
         if isinstance(column, ArrowText) and column.null_mask is not None:
             mask = pa.array(column.null_mask)
@@ -309,12 +342,13 @@ class Tokenizer:
             return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), values, mask=mask)
         return pa.LargeListArray.from_arrays(pa.array(offsets), values, mask=mask)
 
-    def encode_batch(self, texts: Sequence[str], add_special_tokens: bool = True,
-                     num_threads: Optional[int] = None) -> list[list[int]]:
+    def encode_batch(
+        self, texts: Sequence[str], add_special_tokens: bool = True, num_threads: Optional[int] = None
+    ) -> list[list[int]]:
         """The ids of each text (a list per text); `texts` as for `encode_batch_flat`."""
         ids, offsets = self.encode_batch_flat(texts, add_special_tokens, num_threads)
         flat = ids.tolist()
-        return [flat[offsets[i]:offsets[i + 1]] for i in range(len(offsets) - 1)]
+        return [flat[offsets[i] : offsets[i + 1]] for i in range(len(offsets) - 1)]
 
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
         """Delegated to tokenizers (decoding is not native yet)."""

@@ -1,6 +1,7 @@
 """tagpipe.accelerate on transformers tokenizers: the same input_ids and attention_mask as the
 original for single texts, batches, padding and truncation (both sides, tensors), and the
 original backend for whatever tagpipe does not serve -- with the path each call took."""
+
 from __future__ import annotations
 
 import random
@@ -10,7 +11,7 @@ import pytest
 
 import tagpipe
 
-from conftest import CORPORA, SHARED, needs_shared
+from support.data import CORPORA, SHARED, needs_shared
 
 transformers = pytest.importorskip("transformers")
 
@@ -56,7 +57,7 @@ def samples(n=24, seed=0):
         text = path.read_bytes().decode("utf-8")
         for _ in range(n // max(1, len(CORPORA))):
             i = rng.randrange(len(text))
-            out.append(text[i:i + rng.choice([20, 200, 3000])])
+            out.append(text[i : i + rng.choice([20, 200, 3000])])
     return out
 
 
@@ -86,16 +87,20 @@ def test_what_tagpipe_does_not_serve_goes_to_the_original():
         ({"text": "a b", "text_pair": "c d"}, "sequence pairs"),
         ({"text": ["a", "b"], "is_split_into_words": True}, "is_split_into_words"),
         ({"text": "a b", "return_offsets_mapping": True}, "offsets"),
-        ({"text": "a b c d e", "truncation": True, "max_length": 2, "return_overflowing_tokens": True,
-          "stride": 1}, "overflowing"),
+        (
+            {"text": "a b c d e", "truncation": True, "max_length": 2, "return_overflowing_tokens": True, "stride": 1},
+            "overflowing",
+        ),
         ({"text": "a b", "return_token_type_ids": True}, "token type ids"),
         ({"text": "a b", "return_length": True}, "lengths"),
         ({"text": "a <|endoftext|>", "split_special_tokens": True}, "split_special_tokens"),
     ]
     for kw, why in cases:
         assert same(original(**kw), fast(**kw)), kw
-        assert fast.tagpipe_last_path.startswith("original: ") and why in fast.tagpipe_last_path, \
-            (kw, fast.tagpipe_last_path)
+        assert fast.tagpipe_last_path.startswith("original: ") and why in fast.tagpipe_last_path, (
+            kw,
+            fast.tagpipe_last_path,
+        )
     assert fast.tagpipe_stats["original"] == len(cases)
 
 

@@ -1,15 +1,15 @@
-"""`tagpipe bench` (tagpipe/benchmark.py): offline, on the bundled GPT-2 and tiny texts."""
+"""`tagpipe bench` (tagpipe/cli/bench.py): offline, on the bundled GPT-2 and tiny texts.
+(The peers' drivers and the worker processes are bench/'s: tests/test_bench_drivers.py.)"""
+
 from __future__ import annotations
 
 import argparse
-import json
 import re
 
-import numpy as np
 import pytest
-import tokenizers
 
-from tagpipe import benchmark, cli
+from tagpipe import cli
+from tagpipe.cli import bench as benchmark
 
 
 def bench(*argv: str) -> int:
@@ -35,8 +35,7 @@ def gpt2_path(tmp_path_factory):
 
 
 def test_bundled_default_text_one_and_two_threads(capsys):
-    assert bench("--megabytes", "0.2", "--rounds", "2", "--threads", "2",
-                 "--engines", "tagpipe", "tokenizers") == 0
+    assert bench("--megabytes", "0.2", "--rounds", "2", "--threads", "2", "--engines", "tagpipe", "tokenizers") == 0
     out = capsys.readouterr().out
     assert "the bundled GPT-2" in out and "standard library" in out
     for threads in (1, 2):
@@ -56,8 +55,22 @@ def test_explicit_files_and_no_special(tmp_path, gpt2_path, capsys):
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_text("".join(f"line {i}: naïve café, 東京 {i * 7919}\n" for i in range(1500)), encoding="utf-8")
     b.write_text("<|endoftext|> words  and   spaces\t\n" * 300, encoding="utf-8")
-    assert bench(str(gpt2_path), str(a), str(b), "--rounds", "2", "--threads", "1",
-                 "--engines", "tagpipe", "tokenizers", "--no-special") == 0
+    assert (
+        bench(
+            str(gpt2_path),
+            str(a),
+            str(b),
+            "--rounds",
+            "2",
+            "--threads",
+            "1",
+            "--engines",
+            "tagpipe",
+            "tokenizers",
+            "--no-special",
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert str(gpt2_path) in out and str(a) in out and "add_special_tokens=False" in out
     assert row(out, "tagpipe", 1)[6] == "✓" and row(out, "tokenizers", 1)[6] == "✓"
@@ -93,103 +106,43 @@ def test_cut_documents_at_line_ends_and_characters():
     assert "".join(d for d, _ in docs) == solid and [len(d) for d, _ in docs] == [33] * 30 + [10]
 
 
-class CorruptingWorker(benchmark.Worker):
-    """A real worker whose tokenizers engine has one id altered in the first timed round."""
-    corrupted: list[int] = []
+class CorruptingEngine(benchmark.TokenizersEngine):
+    """A real tokenizers engine with one id altered in its first timed round."""
 
-    def run(self, start, stop):
-        reply = super().run(start, stop)
-        if self.engine == "tokenizers" and reply[0] == "ok" and start > 0 and not CorruptingWorker.corrupted:
-            _, ids, offsets, ns = reply
+    runs = 0
+
+    def run(self, docs):
+        ids, offsets, ns = super().run(docs)
+        CorruptingEngine.runs += 1
+        if CorruptingEngine.runs == 2:  # (the first run is the warm-up)
             ids = ids.copy()
             ids[offsets[1] + 2] += 1  # the slice's second document, third id
-            CorruptingWorker.corrupted.append(start + 1)
-            reply = ("ok", ids, offsets, ns)
-        return reply
+        return ids, offsets, ns
 
 
 def test_a_wrong_id_is_a_mismatch(monkeypatch, capsys):
-    monkeypatch.setattr(benchmark, "Worker", CorruptingWorker)
-    CorruptingWorker.corrupted.clear()
+    monkeypatch.setitem(benchmark.IMPLS, "tokenizers", CorruptingEngine)
+    CorruptingEngine.runs = 0
     assert bench("--megabytes", "0.2", "--rounds", "1", "--threads", "1", "--engines", "tagpipe", "tokenizers") == 1
     out = capsys.readouterr().out
     assert row(out, "tagpipe", 1)[6] == "✓"
     bad = row(out, "tokenizers", 1)
     assert bad[6] == "MISMATCH" and bad[2].endswith("✗") and bad[4] == "—"
-    order, _, _ = benchmark._slices(len(cli.stdlib_documents(0.2)), 1)
-    doc = order[CorruptingWorker.corrupted[0]]
+    order, _, rounds = benchmark._slices(len(cli.stdlib_documents(0.2)), 1)
+    doc = order[rounds[0][0] + 1]
     assert re.search(rf"^MISMATCH: tokenizers, 1 thread: document {doc}: .*first difference at id 2", out, re.M)
     assert "ids verified" not in out
 
 
 def test_reference_check_names_the_document():
     docs = ["Hello world", "second one", "", "third <|endoftext|>"]
-    ref = benchmark.Reference(str(_bundled_file()), docs, True)
+    ref = benchmark.Reference(cli.bundled_tokenizer_json(), docs, True)
     ids, offsets = ref.ids.copy(), ref.offsets.copy()
     assert ref.check(0, 4, ids, offsets) is None
-    assert ref.check(1, 3, ids[offsets[1]:offsets[3]], offsets[1:4] - offsets[1]) is None
+    assert ref.check(1, 3, ids[offsets[1] : offsets[3]], offsets[1:4] - offsets[1]) is None
     moved = offsets.copy()
     moved[1] += 1  # same ids, other document boundaries
     assert ref.check(0, 4, ids, moved)[0] == 0
     ids[-1] += 1
     assert ref.check(0, 4, ids, offsets)[0] == 3
     assert ref.check(0, 4, ids, offsets[:-1])[1].startswith("3 documents")
-
-
-def _bundled_file():
-    import tempfile
-    from pathlib import Path
-
-    path = Path(tempfile.mkdtemp()) / "tokenizer.json"
-    path.write_text(cli.bundled_tokenizer_json(), encoding="utf-8")
-    return path
-
-
-def test_missing_refusing_and_crashing_peers_are_reported(tmp_path, monkeypatch, capsys):
-    fake = tmp_path / "fakes"
-    fake.mkdir()
-    (fake / "gigatoken.py").write_text('raise ImportError("not here")\n')
-    (fake / "tiktoken.py").write_text(
-        "class Encoding:\n    def __init__(self, *a, **k):\n        raise ValueError('refused')\n")
-    (fake / "fastokens.py").write_text(
-        "import os\nclass Tokenizer:\n    @staticmethod\n    def from_file(path):\n        return Tokenizer()\n"
-        "    def encode_batch_flat(self, docs, add_special_tokens):\n        os._exit(3)\n")
-    monkeypatch.setenv("PYTHONPATH", str(fake))  # the workers import these instead of the real peers
-    assert bench("--megabytes", "0.2", "--rounds", "1", "--threads", "1") == 0
-    out = capsys.readouterr().out
-    assert row(out, "gigatoken", 1)[6].startswith("not installed")
-    assert row(out, "tiktoken", 1)[6] == "cannot load this tokenizer: ValueError: refused"
-    assert row(out, "fastokens", 1)[6].startswith("error: its process died") and "exit code 3" in out
-    assert row(out, "tagpipe", 1)[6] == row(out, "tokenizers", 1)[6] == "✓"
-    assert "ids verified" in out
-
-
-def test_peers_that_cannot_add_special_tokens_are_not_applicable(tmp_path, capsys):
-    spec = json.loads(cli.bundled_tokenizer_json())
-    spec["post_processor"] = {"type": "TemplateProcessing",
-                              "single": [{"SpecialToken": {"id": "<|endoftext|>", "type_id": 0}},
-                                         {"Sequence": {"id": "A", "type_id": 0}}],
-                              "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
-                              "special_tokens": {"<|endoftext|>": {"id": "<|endoftext|>", "ids": [50256],
-                                                                   "tokens": ["<|endoftext|>"]}}}
-    path = tmp_path / "tokenizer.json"
-    path.write_text(json.dumps(spec), encoding="utf-8")
-    assert bench(str(path), "--megabytes", "0.2", "--rounds", "1", "--threads", "1",
-                 "--engines", "tagpipe", "tokenizers", "gigatoken", "tiktoken") == 0
-    out = capsys.readouterr().out
-    assert row(out, "gigatoken", 1)[6].startswith("n/a (cannot add the special tokens")
-    assert row(out, "tiktoken", 1)[6].startswith("n/a (cannot add the special tokens")
-    assert row(out, "tagpipe", 1)[6] == "✓"
-
-
-def test_byte_level_alphabet_and_tiktoken_encoding(gpt2_path):
-    alphabet = benchmark.byte_level_alphabet()
-    assert sorted(alphabet.values()) == list(range(256)) and len(alphabet) == 256
-    vocab = json.loads(cli.bundled_tokenizer_json())["model"]["vocab"]
-    assert all(ch in vocab for ch in alphabet)  # GPT-2 has every byte as a token
-    assert alphabet["Ġ"] == ord(" ") and alphabet["Ċ"] == ord("\n")
-    pytest.importorskip("tiktoken")
-    enc = benchmark.tiktoken_encoding(str(gpt2_path))
-    oracle = tokenizers.Tokenizer.from_file(str(gpt2_path))
-    for text in [cli.sample_text(), "  héllo\n\n 東京 12345 <|endoftext|>'s"] + cli.stdlib_documents(0.05):
-        assert np.array_equal(enc.encode_to_numpy(text, allowed_special="all"), oracle.encode(text).ids)

@@ -3,11 +3,13 @@ word (cpp/model/char_merges.h).
 
 A 2- or 3-byte character whose bytes merge alone into one token (or two), or two ASCII
 characters that merge, may start the word as that, unless a merge of rank <= the unit's
-highest could take one of its parts together with what the text holds next to it: the guards.  Each guard has a case here
+highest could take one of its parts together with what the text holds next to it: the guards.
+Each guard has a case here
 where starting with the character's token gives other ids than the oracle -- shown with a
 plain BPE in Python -- and tagpipe must give the oracle's.  Then random vocabularies whose
 merges come in any order, on text of such characters, against the oracle.
 """
+
 from __future__ import annotations
 
 import random
@@ -19,7 +21,8 @@ from hypothesis import strategies as st
 
 import tagpipe
 from tagpipe.pretokenizer import BYTE_CHARS
-from test_encode_parity import HYPOTHESIS, Report, _with_merged, bpe_json, bytelevel, run_and_compare
+
+from support.parity import HYPOTHESIS, Report, _with_merged, bpe_json, bytelevel, run_and_compare
 
 _TO_CHAR = dict(zip(range(256), BYTE_CHARS))
 
@@ -38,7 +41,7 @@ def plain_bpe(symbols: list[str], merges) -> list[str]:
         if not found:
             return symbols
         _, i = min(found)
-        symbols[i:i + 2] = [symbols[i] + symbols[i + 1]]
+        symbols[i : i + 2] = [symbols[i] + symbols[i + 1]]
 
 
 def units_unguarded(text: str, merges, pairs: bool) -> list[str]:
@@ -49,7 +52,7 @@ def units_unguarded(text: str, merges, pairs: bool) -> list[str]:
     i = 0
     while i < len(text):
         ch = text[i]
-        two = text[i:i + 2]
+        two = text[i : i + 2]
         if pairs and len(two) == 2 and two.isascii() and tuple(mapped(two)) in merged:
             out.append("".join(mapped(two)))
             i += 2

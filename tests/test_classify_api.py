@@ -1,4 +1,5 @@
 """The Python face of classify: inputs, errors, ill-formed UTF-8, kernel selection."""
+
 from __future__ import annotations
 
 import os
@@ -48,8 +49,17 @@ def test_ill_formed_bytes_are_fffd_characters():
     # a | E4 | B8 | b | 80 | F0 9F 98 80 (U+1F600, well-formed)
     assert c.char_starts().tolist() == [True, True, True, True, True, True, False, False, False]
     fffd = a.fffd_tag
-    assert c.tags.tolist() == [a.tags.index("Lower"), fffd, fffd, a.tags.index("Lower"), fffd,
-                               a.tags.index("Other"), 0, 0, 0]
+    assert c.tags.tolist() == [
+        a.tags.index("Lower"),
+        fffd,
+        fffd,
+        a.tags.index("Lower"),
+        fffd,
+        a.tags.index("Other"),
+        0,
+        0,
+        0,
+    ]
 
 
 @pytest.mark.parametrize("bad", [b"\xc0\x80", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xe0\x80\x80"])

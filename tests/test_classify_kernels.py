@@ -2,6 +2,7 @@
 
 The scalar kernel is the specification; test_classify_tables.py ties it to the oracle.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tagpipe
-from conftest import ALPHABETS, CORPORA, SIMD_KERNELS, corpus_ids, needs_shared
+
+from support.data import ALPHABETS, CORPORA, SIMD_KERNELS, corpus_ids, needs_shared
 
 pytestmark = pytest.mark.skipif(not SIMD_KERNELS, reason="only the scalar kernel runs here")
 
@@ -21,12 +23,13 @@ def assert_same(data, alphabet, kernel):
     if not np.array_equal(ref.tags, got.tags):
         i = int(np.flatnonzero(ref.tags != got.tags)[0])
         raw = data.encode() if isinstance(data, str) else bytes(data)
-        pytest.fail(f"[{kernel}] {alphabet}: tag at byte {i} of {len(raw)}: scalar {ref.tags[i]}, "
-                    f"{kernel} {got.tags[i]}; bytes {raw[max(0, i - 4):i + 4]!r}")
+        pytest.fail(
+            f"[{kernel}] {alphabet}: tag at byte {i} of {len(raw)}: scalar {ref.tags[i]}, "
+            f"{kernel} {got.tags[i]}; bytes {raw[max(0, i - 4) : i + 4]!r}"
+        )
     if not np.array_equal(ref.starts, got.starts):
         w = int(np.flatnonzero(ref.starts != got.starts)[0])
-        pytest.fail(f"[{kernel}] {alphabet}: start word {w}: scalar {ref.starts[w]:#x}, "
-                    f"{kernel} {got.starts[w]:#x}")
+        pytest.fail(f"[{kernel}] {alphabet}: start word {w}: scalar {ref.starts[w]:#x}, {kernel} {got.starts[w]:#x}")
 
 
 @needs_shared
@@ -53,7 +56,7 @@ def test_every_scalar_at_every_offset(alphabet, kernel):
 @pytest.mark.parametrize("alphabet", ALPHABETS)
 def test_every_length(alphabet, kernel):
     rng = np.random.default_rng(7)
-    pool = "a Zé中\U0001F600\u0301\n\t'".encode() + b"\x80\xbf\xc0\xc2\xe0\xed\xf0\xf4\xf5\xff"
+    pool = "a Zé中\U0001f600\u0301\n\t'".encode() + b"\x80\xbf\xc0\xc2\xe0\xed\xf0\xf4\xf5\xff"
     for n in range(0, 260):
         raw = bytes(rng.choice(np.frombuffer(pool, np.uint8), n))
         assert_same(raw, alphabet, kernel)
@@ -80,10 +83,27 @@ def test_hypothesis_text(kernel, text):
 
 
 # Ill-formed sequences cut in every way, at the end of the input and before ASCII.
-ILL_FORMED = [b"\x80", b"\xbf", b"\xc0\xaf", b"\xc1\xbf", b"\xe0\x80\xaf", b"\xe0\x9f\xbf",
-              b"\xed\xa0\x80", b"\xed\xbf\xbf", b"\xf0\x80\x80\xaf", b"\xf0\x8f\xbf\xbf",
-              b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xff", b"\xe4\xb8", b"\xf0\x9f\x98",
-              b"\xc3", b"\xe4", b"\xf0", b"\xf0\x9f"]
+ILL_FORMED = [
+    b"\x80",
+    b"\xbf",
+    b"\xc0\xaf",
+    b"\xc1\xbf",
+    b"\xe0\x80\xaf",
+    b"\xe0\x9f\xbf",
+    b"\xed\xa0\x80",
+    b"\xed\xbf\xbf",
+    b"\xf0\x80\x80\xaf",
+    b"\xf0\x8f\xbf\xbf",
+    b"\xf4\x90\x80\x80",
+    b"\xf5\x80\x80\x80",
+    b"\xff",
+    b"\xe4\xb8",
+    b"\xf0\x9f\x98",
+    b"\xc3",
+    b"\xe4",
+    b"\xf0",
+    b"\xf0\x9f",
+]
 
 
 @pytest.mark.parametrize("kernel", SIMD_KERNELS)

@@ -5,6 +5,7 @@ kernel's tag must say exactly what the oracle's own pre-tokenizers do with that 
 point.  The probes here are written independently of tables/gen_tables.py (they ask the
 oracle differently), so a probe bug in the generator cannot hide behind itself.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -60,8 +61,7 @@ def check(alphabet: str, predicate: str, tags_true: set[str], members: np.ndarra
     bad = np.flatnonzero(said != members)
     if len(bad):
         cps = ", ".join(f"U+{SCALARS[i]:04X}" for i in bad[:8])
-        pytest.fail(f"{alphabet}: predicate {predicate} differs from the oracle on {len(bad)} "
-                    f"code points: {cps}")
+        pytest.fail(f"{alphabet}: predicate {predicate} differs from the oracle on {len(bad)} code points: {cps}")
 
 
 _cache: dict[str, np.ndarray] = {}
@@ -103,9 +103,11 @@ ONIG = {
 }
 
 
-@pytest.mark.parametrize("alphabet,pattern,tags_true",
-                         [(a, p, t) for a, preds in ONIG.items() for p, t in preds],
-                         ids=[f"{a}:{p}" for a, preds in ONIG.items() for p, _ in preds])
+@pytest.mark.parametrize(
+    "alphabet,pattern,tags_true",
+    [(a, p, t) for a, preds in ONIG.items() for p, t in preds],
+    ids=[f"{a}:{p}" for a, preds in ONIG.items() for p, _ in preds],
+)
 def test_onig_predicates(alphabet, pattern, tags_true):
     check(alphabet, pattern, tags_true, onig_members(pattern))
 
@@ -128,8 +130,12 @@ def test_unicode_regex_whitespace():
 def test_unicode_word():
     # In "a c a", c joins both a's in one piece iff c is \w.
     own = units(pt.Whitespace(), "a", "a")
-    check("unicode", r"regex \w (Whitespace)", {"Word", "WordNumeric", "PunctWord"},
-          (own[:, 0] == own[:, 1]) & (own[:, 1] == own[:, 2]))
+    check(
+        "unicode",
+        r"regex \w (Whitespace)",
+        {"Word", "WordNumeric", "PunctWord"},
+        (own[:, 0] == own[:, 1]) & (own[:, 1] == own[:, 2]),
+    )
 
 
 def test_unicode_bert_punct():
@@ -149,8 +155,12 @@ def test_unicode_numeric():
     # Digits(individual_digits=False) keeps numeric runs contiguous: in "a c a", c is cut
     # away from both a's iff it is numeric.
     own = units(pt.Digits(individual_digits=False), "a", "a")
-    check("unicode", "char::is_numeric (Digits)", {"WordNumeric", "Numeric"},
-          (own[:, 1] != own[:, 0]) & (own[:, 1] != own[:, 2]))
+    check(
+        "unicode",
+        "char::is_numeric (Digits)",
+        {"WordNumeric", "Numeric"},
+        (own[:, 1] != own[:, 0]) & (own[:, 1] != own[:, 2]),
+    )
 
 
 def test_unicode_space():
@@ -158,6 +168,7 @@ def test_unicode_space():
 
 
 # -- scripts: the oracle's UnicodeScripts split, simulated from our tags ----------------------
+
 
 def script_cuts(tags: np.ndarray, any_tag: int) -> list[int]:
     """Char offsets where UnicodeScripts cuts, from per-char script tags (the oracle's rule:
@@ -197,7 +208,7 @@ def test_scripts_classes_pairwise_distinct():
     any_tag = tagpipe.alphabets()["scripts"].tags.index("Any")
     reps = [chr(SCALARS[np.flatnonzero(tags == t)[0]]) for t in np.unique(tags) if t != any_tag]
     for i, r in enumerate(reps):
-        others = reps[:i] + reps[i + 1:]
+        others = reps[:i] + reps[i + 1 :]
         text = "".join(r + o for o in others)
         assert len(oracle_cuts(text)) == 2 * len(others) - 1, f"U+{ord(r):04X} shares a script"
 

@@ -1,7 +1,7 @@
 """The command line and the bundled GPT-2 (these run without ../shared)."""
+
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import tokenizers
 from hypothesis import given, settings

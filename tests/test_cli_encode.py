@@ -1,5 +1,6 @@
 """`tagpipe encode`: every input kind and output format against the oracle, streaming splits
 against a plain reference, invalid UTF-8, interruption, and the progress display."""
+
 from __future__ import annotations
 
 import json
@@ -12,7 +13,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,9 +20,10 @@ import tokenizers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tagpipe import cli, corpus, tokenfile
+from tagpipe import cli
+from tagpipe.cli import corpus, tokenfile
 
-from conftest import CORPORA, SHARED, corpus_ids, needs_shared
+from support.data import CORPORA, SHARED, corpus_ids, needs_shared
 
 GPT2 = cli.bundled_tokenizer_json()
 
@@ -41,7 +42,7 @@ def model_path(tmp_path_factory):
 
 def docs_of(out):
     ids, idx, meta = tokenfile.read(str(out))
-    return [ids[idx[i]:idx[i + 1]].tolist() for i in range(len(idx) - 1)], meta
+    return [ids[idx[i] : idx[i + 1]].tolist() for i in range(len(idx) - 1)], meta
 
 
 def run(*argv) -> int:
@@ -49,6 +50,7 @@ def run(*argv) -> int:
 
 
 # -- splitting: streamed in small chunks == the plain definition on the whole text ----------
+
 
 def ref_split(text: str, split: str, sep: str = "") -> list[str]:
     if split == "lines":
@@ -72,8 +74,11 @@ PIECES = ["a", "bc", "\n", "\r\n", "\r", " ", "\t", "é", "東", "<|e|>", "<|", 
 
 
 @settings(max_examples=300, deadline=None)
-@given(pieces=st.lists(st.sampled_from(PIECES), max_size=40), chunk=st.sampled_from([1, 2, 3, 5, 64]),
-       split=st.sampled_from(["lines", "blank", "separator"]))
+@given(
+    pieces=st.lists(st.sampled_from(PIECES), max_size=40),
+    chunk=st.sampled_from([1, 2, 3, 5, 64]),
+    split=st.sampled_from(["lines", "blank", "separator"]),
+)
 def test_streamed_split_equals_the_definition(tmp_path_factory, pieces, chunk, split):
     text = "".join(pieces)
     path = tmp_path_factory.mktemp("s") / "t.txt"
@@ -97,13 +102,20 @@ def test_text_inputs_round_trip(tmp_path, model_path, oracle, fmt, split):
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_bytes(TEXT.encode())
     b.write_bytes("x<|endoftext|>y<|endoftext|>".encode())
-    flag = {"file": [], "lines": ["--lines"], "blank": ["--blank-lines"],
-            "separator": ["--separator", "<|endoftext|>"]}[split]
+    flag = {
+        "file": [],
+        "lines": ["--lines"],
+        "blank": ["--blank-lines"],
+        "separator": ["--separator", "<|endoftext|>"],
+    }[split]
     out = tmp_path / "out"
     assert run(model_path, a, b, "-o", out, "--format", fmt, *flag) == 0
     want_docs = ref_split(TEXT, split, "<|endoftext|>") if split != "file" else [TEXT]
-    want_docs += ref_split("x<|endoftext|>y<|endoftext|>", split, "<|endoftext|>") if split != "file" \
+    want_docs += (
+        ref_split("x<|endoftext|>y<|endoftext|>", split, "<|endoftext|>")
+        if split != "file"
         else ["x<|endoftext|>y<|endoftext|>"]
+    )
     got, meta = docs_of(out)
     assert got == [oracle.encode(d).ids for d in want_docs]
     assert meta["dtype"] == "<u2" and meta["documents"] == len(want_docs)
@@ -117,11 +129,20 @@ def test_text_inputs_round_trip(tmp_path, model_path, oracle, fmt, split):
 
 
 def test_jsonl_input(tmp_path, model_path, oracle):
-    rows = [{"text": "Hello there 😀", "id": 1}, {"text": ""}, {"text": "東京 😀 emoji", "x": [1]},
-            {"text": "line\nbreaks\r\ninside"}]
+    rows = [
+        {"text": "Hello there 😀", "id": 1},
+        {"text": ""},
+        {"text": "東京 😀 emoji", "x": [1]},
+        {"text": "line\nbreaks\r\ninside"},
+    ]
     path = tmp_path / "d.jsonl"
-    path.write_text("\n".join(json.dumps(r) for r in rows[:2]) + "\n\n" +
-                    "\r\n".join(json.dumps(r, ensure_ascii=False) for r in rows[2:]) + "\n", encoding="utf-8")
+    path.write_text(
+        "\n".join(json.dumps(r) for r in rows[:2])
+        + "\n\n"
+        + "\r\n".join(json.dumps(r, ensure_ascii=False) for r in rows[2:])
+        + "\n",
+        encoding="utf-8",
+    )
     assert run(model_path, path, "-o", tmp_path / "o", "--no-special") == 0
     got, meta = docs_of(tmp_path / "o")
     assert got == [oracle.encode(r["text"], add_special_tokens=False).ids for r in rows]
@@ -132,12 +153,15 @@ def test_jsonl_input(tmp_path, model_path, oracle):
     assert docs_of(tmp_path / "o2")[0] == [oracle.encode("x").ids]
 
 
-@pytest.mark.parametrize("content, message", [
-    ('{"text": "ok"}\n{"text": 5}\n', "line 2: field 'text' is int"),
-    ('{"text": "ok"}\n{"txt": "a"}\n', "line 2: no field 'text'"),
-    ('{"text": "ok"}\n{"text": "a"\n', "line 2: not JSON"),
-    ('{"text": "\\ud800"}\n', "line 1: field 'text' holds a lone surrogate"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"text": "ok"}\n{"text": 5}\n', "line 2: field 'text' is int"),
+        ('{"text": "ok"}\n{"txt": "a"}\n', "line 2: no field 'text'"),
+        ('{"text": "ok"}\n{"text": "a"\n', "line 2: not JSON"),
+        ('{"text": "\\ud800"}\n', "line 1: field 'text' holds a lone surrogate"),
+    ],
+)
 def test_jsonl_errors_name_the_line(tmp_path, model_path, capsys, content, message):
     path = tmp_path / "bad.jsonl"
     path.write_text(content, encoding="utf-8")
@@ -160,6 +184,7 @@ def test_parquet_input(tmp_path, model_path, oracle):
 
 
 # -- invalid UTF-8 ------------------------------------------------------------------------
+
 
 def test_invalid_utf8_strict_replace_skip(tmp_path, model_path, oracle, capsys):
     raw = b"good one\nbad \xff here\nalso good\ntruncated \xe6\x9d\n"
@@ -192,13 +217,15 @@ def test_invalid_utf8_offset_in_a_later_chunk(tmp_path):
 
 # -- the shared corpora, uint32 ids --------------------------------------------------------
 
+
 @needs_shared
 @pytest.mark.parametrize("path", CORPORA, ids=corpus_ids(CORPORA))
 def test_corpus_blank_lines_llama3(tmp_path, path):
     model = SHARED / "tokenizers" / "llama3" / "tokenizer.json"
     ref = tokenizers.Tokenizer.from_file(str(model))
-    assert run(model, path, "--blank-lines", "-o", tmp_path / "o.npy", "--threads", "2",
-               "--batch-megabytes", "0.5") == 0
+    assert (
+        run(model, path, "--blank-lines", "-o", tmp_path / "o.npy", "--threads", "2", "--batch-megabytes", "0.5") == 0
+    )
     got, meta = docs_of(tmp_path / "o")
     want = ref_split(path.read_bytes().decode("utf-8"), "blank")  # no newline translation
     assert meta["dtype"] == "<u4" and len(got) == len(want)
@@ -207,6 +234,7 @@ def test_corpus_blank_lines_llama3(tmp_path, path):
 
 
 # -- interruption and progress -------------------------------------------------------------
+
 
 def _big_input(tmp_path, megabytes=40, unique=False):
     """`megabytes` of lines; with `unique`, every line holds numbers seen nowhere else, so the
@@ -217,8 +245,12 @@ def _big_input(tmp_path, megabytes=40, unique=False):
         if unique:
             n = 0
             while f.tell() < megabytes * 1e6:
-                f.write("".join(f"row {i} holds {i * 7919 % 1000003} and {i * 104729} quick foxes\n"
-                                for i in range(n, n + 20000)).encode())
+                f.write(
+                    "".join(
+                        f"row {i} holds {i * 7919 % 1000003} and {i * 104729} quick foxes\n"
+                        for i in range(n, n + 20000)
+                    ).encode()
+                )
                 n += 20000
         else:
             for _ in range(int(megabytes * 1e6 / len(line)) + 1):
@@ -227,15 +259,22 @@ def _big_input(tmp_path, megabytes=40, unique=False):
 
 
 def _cmd(*argv):
-    return [sys.executable, "-c", "import sys; from tagpipe.cli import main; sys.exit(main())", "encode", *map(str, argv)]
+    return [
+        sys.executable,
+        "-c",
+        "import sys; from tagpipe.cli import main; sys.exit(main())",
+        "encode",
+        *map(str, argv),
+    ]
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_interrupted_run_leaves_no_complete_output(tmp_path, model_path, sig):
     big = _big_input(tmp_path, 60, unique=True)
     out = tmp_path / "out"
-    proc = subprocess.Popen(_cmd(model_path, big, "--lines", "-o", out, "--threads", "1",
-                                 "--batch-megabytes", "1"), cwd=tmp_path)
+    proc = subprocess.Popen(
+        _cmd(model_path, big, "--lines", "-o", out, "--threads", "1", "--batch-megabytes", "1"), cwd=tmp_path
+    )
     deadline = time.time() + 60
     while not list(tmp_path.glob(".out.bin.partial-*")) and time.time() < deadline and proc.poll() is None:
         time.sleep(0.01)
@@ -264,13 +303,23 @@ def test_rerun_replaces_the_output(tmp_path, model_path, oracle):
 
 def test_progress_on_a_terminal_and_quiet_in_a_pipe(tmp_path, model_path):
     big = _big_input(tmp_path, 6)
-    piped = subprocess.run(_cmd(model_path, big, "--lines", "-o", tmp_path / "p", "--batch-megabytes", "1"),
-                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    piped = subprocess.run(
+        _cmd(model_path, big, "--lines", "-o", tmp_path / "p", "--batch-megabytes", "1"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert piped.returncode == 0 and piped.stderr == "" and piped.stdout == ""
     # stderr on a pseudo-terminal
     master, slave = pty.openpty()
-    proc = subprocess.Popen(_cmd(model_path, big, "--lines", "-o", tmp_path / "t", "--batch-megabytes", "1"),
-                            stdout=subprocess.DEVNULL, stderr=slave, close_fds=True, cwd=tmp_path)
+    proc = subprocess.Popen(
+        _cmd(model_path, big, "--lines", "-o", tmp_path / "t", "--batch-megabytes", "1"),
+        stdout=subprocess.DEVNULL,
+        stderr=slave,
+        close_fds=True,
+        cwd=tmp_path,
+    )
     os.close(slave)
     seen = b""
     while True:
@@ -290,8 +339,13 @@ def test_progress_on_a_terminal_and_quiet_in_a_pipe(tmp_path, model_path):
     assert "\r" in text and "MB/s" in text and "documents" in text and "tokens" in text
     assert "[" + "#" * 24 + "] 100%" in text  # the bar, full at the end
     assert "wrote t.bin" in text
-    forced = subprocess.run(_cmd(model_path, big, "--lines", "-o", tmp_path / "f", "--progress"),
-                            capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    forced = subprocess.run(
+        _cmd(model_path, big, "--lines", "-o", tmp_path / "f", "--progress"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert "MB/s" in forced.stderr
 
 

@@ -14,7 +14,7 @@
   normalizers run before the NFC, the text they hand it counts too.)  Delegated texts are
   still compared, outside the context manager and on a second Tokenizer instance
   (:func:`tagpipe_outside`), so that an allowed delegation cannot mask a later one;
-* hypothesis text from ``tests/strategies.py`` per tokenizer family;
+* hypothesis text from ``tests/support/strategies.py`` per tokenizer family;
 * added tokens in awkward places (adjacent, repeated, inside words, partial, nested, around
   whitespace, the empty string);
 * synthetic tokenizers (small JSON, built here) for the BPE options the fixtures miss;
@@ -29,50 +29,59 @@ gives the same ids (no padding configured).  The 20 MB test cannot afford the or
 A failure names the tokenizer, the text (shortened around the first difference), the first
 differing ids with their tokens, and a shrunken text that still fails where one was found.
 """
+
 from __future__ import annotations
 
 import functools
 import json
-import math
 import random
 import threading
 import time
 import unicodedata
 import zlib
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, Optional
 
 import numpy as np
 import pytest
 import tokenizers
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-import strategies as S
 import tagpipe
 from tagpipe.pretokenizer import BYTE_CHARS
-from conftest import CORPORA, SHARED, corpus_ids, needs_shared
+
+from support import strategies as S
+from support.data import CORPORA, SHARED, corpus_ids, needs_shared
+from support.parity import (
+    HYPOTHESIS,
+    WHITESPACE,
+    WHITESPACE_SPLIT,
+    Report,
+    _corpus_bytes,
+    _with_merged,
+    added,
+    bpe_json,
+    bytelevel,
+    corpus_docs,
+    metaspace,
+    oracle_ids,
+    prepend,
+    replace,
+    run_and_compare,
+    seq,
+    template,
+)
 
 # ---------------------------------------------------------------------------------------
 # Budgets
 # ---------------------------------------------------------------------------------------
 
-CUT_DOC_BYTES = 10_000          # the "~10 kB" documents ...
-CUT_DOCS_PER_CORPUS = 8         # ... this many per corpus per tokenizer (first: the file start)
-RANDOM_DOCS_PER_CORPUS = 32     # + corpus_documents (10 B .. 20 kB, ~2.6 kB mean) per corpus
-# => ~(80 + 85) kB x 6 corpora ~ 1 MB of text per tokenizer, each encoded with and without specials.
-HYPOTHESIS_EXAMPLES = 300       # per tokenizer family
-ADDED_TOKENS_MAX = 160          # added tokens per tokenizer used to build the awkward texts
-SYNTHETIC_RANDOM_TEXTS = 300    # per synthetic tokenizer (+ its hand-written texts)
-BIG_TEXT_CHARS = 20_000_000     # the "20 MB string" (characters; ~25 MB of UTF-8 from the corpora)
+ADDED_TOKENS_MAX = 160  # added tokens per tokenizer used to build the awkward texts
+SYNTHETIC_RANDOM_TEXTS = 300  # per synthetic tokenizer (+ its hand-written texts)
+BIG_TEXT_CHARS = 20_000_000  # the "20 MB string" (characters; ~25 MB of UTF-8 from the corpora)
 BIG_TEXT_MAX_SECONDS = 20.0
-REPORT_FAILURES = 3             # texts described in full per failing test
-SHRINK_BUDGET = 600             # tagpipe+oracle calls spent shrinking each described failure
-THREAD_TIMEOUT = 180.0          # seconds, for the concurrency tests
-
-HYPOTHESIS = settings(max_examples=HYPOTHESIS_EXAMPLES, deadline=None, suppress_health_check=[
-    HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example,
-    HealthCheck.filter_too_much])
+THREAD_TIMEOUT = 180.0  # seconds, for the concurrency tests
 
 # ---------------------------------------------------------------------------------------
 # The tokenizers
@@ -82,13 +91,42 @@ TOKENIZER_DIR = SHARED / "tokenizers" if SHARED else None
 ALL_NAMES = sorted(p.parent.name for p in TOKENIZER_DIR.glob("*/tokenizer.json")) if TOKENIZER_DIR else []
 
 # tagpipe must run these natively: no delegation at construction, none per call (except NFC).
-NATIVE_NAMES = ["gpt2", "gpt2-new-format", "roberta-base", "phi-2", "gpt-neox-20b", "falcon-7b",
-                "llama3", "gpt-4o", "qwen3", "deepseek-v3", "mistral-7b-v0.1", "llama2", "gemma3",
-                "wiki-bpe-whitespace", "all-minilm-l6-v2", "bert-wiki", "t5-small", "marian-ortx-nmt",
-                "rwkv-midi-wordlevel"]
-HYPOTHESIS_FAMILIES = ["gpt2", "llama3", "gpt-4o", "qwen3", "deepseek-v3", "llama2",
-                       "mistral-7b-v0.1", "gemma3", "all-minilm-l6-v2", "bert-wiki", "t5-small",
-                       "marian-ortx-nmt", "rwkv-midi-wordlevel"]
+NATIVE_NAMES = [
+    "gpt2",
+    "gpt2-new-format",
+    "roberta-base",
+    "phi-2",
+    "gpt-neox-20b",
+    "falcon-7b",
+    "llama3",
+    "gpt-4o",
+    "qwen3",
+    "deepseek-v3",
+    "mistral-7b-v0.1",
+    "llama2",
+    "gemma3",
+    "wiki-bpe-whitespace",
+    "all-minilm-l6-v2",
+    "bert-wiki",
+    "t5-small",
+    "marian-ortx-nmt",
+    "rwkv-midi-wordlevel",
+]
+HYPOTHESIS_FAMILIES = [
+    "gpt2",
+    "llama3",
+    "gpt-4o",
+    "qwen3",
+    "deepseek-v3",
+    "llama2",
+    "mistral-7b-v0.1",
+    "gemma3",
+    "all-minilm-l6-v2",
+    "bert-wiki",
+    "t5-small",
+    "marian-ortx-nmt",
+    "rwkv-midi-wordlevel",
+]
 
 
 def _path(name: str) -> Path:
@@ -138,20 +176,37 @@ def grapheme_joiners(text: str) -> list[str]:
     out = set()
     for i, c in enumerate(text):
         o = ord(c)
-        if (unicodedata.category(c) in ("Mn", "Mc", "Me", "Cf", "Sk") or 0x1100 <= o <= 0x11FF
-                or 0xA960 <= o <= 0xA97F or 0xD7B0 <= o <= 0xD7FF or 0xAC00 <= o <= 0xD7A3
-                or 0x1F1E6 <= o <= 0x1F1FF or 0x1F3FB <= o <= 0x1F3FF or 0xE0020 <= o <= 0xE007F
-                or (c == "\r" and text[i + 1:i + 2] == "\n") or o in (0x0D4E, 0x111C2, 0x111C3)
-                or unicodedata.category(c) == "Cn"):
+        if (
+            unicodedata.category(c) in ("Mn", "Mc", "Me", "Cf", "Sk")
+            or 0x1100 <= o <= 0x11FF
+            or 0xA960 <= o <= 0xA97F
+            or 0xD7B0 <= o <= 0xD7FF
+            or 0xAC00 <= o <= 0xD7A3
+            or 0x1F1E6 <= o <= 0x1F1FF
+            or 0x1F3FB <= o <= 0x1F3FF
+            or 0xE0020 <= o <= 0xE007F
+            or (c == "\r" and text[i + 1 : i + 2] == "\n")
+            or o in (0x0D4E, 0x111C2, 0x111C3)
+            or unicodedata.category(c) == "Cn"
+        ):
             out.add(c)
     return sorted(out)
 
 
 def _oracle_normalizer(steps: list) -> Callable[[str], str]:
-    wrapper = json.dumps({"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
-                          "normalizer": {"type": "Sequence", "normalizers": steps},
-                          "pre_tokenizer": None, "post_processor": None, "decoder": None,
-                          "model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"}})
+    wrapper = json.dumps(
+        {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": [],
+            "normalizer": {"type": "Sequence", "normalizers": steps},
+            "pre_tokenizer": None,
+            "post_processor": None,
+            "decoder": None,
+            "model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"},
+        }
+    )
     return tokenizers.Tokenizer.from_str(wrapper).normalizer.normalize_str
 
 
@@ -209,8 +264,15 @@ def _oracle_nfc_tables() -> tuple[dict[str, list[str]], Callable[[str], str]]:
 @functools.lru_cache(maxsize=None)
 def _char_nfc_active(c: str) -> bool:
     bases, nfc = _oracle_nfc_tables()
-    contexts = [c, "a" + c + "\u0334", c + "\u0334", "a\u0345" + c, "a\u0316" + c,
-                "\u1100" + c, "\uac00" + c]  # Hangul L+V, LV+T
+    contexts = [
+        c,
+        "a" + c + "\u0334",
+        c + "\u0334",
+        "a\u0345" + c,
+        "a\u0316" + c,
+        "\u1100" + c,
+        "\uac00" + c,
+    ]  # Hangul L+V, LV+T
     contexts += [b + c for b in bases.get(c, [])]
     return any(nfc(x) != x for x in contexts)
 
@@ -218,240 +280,6 @@ def _char_nfc_active(c: str) -> bool:
 def nfc_active(text: str) -> list[str]:
     """The distinct characters of ``text`` the oracle's NFC changes in some context."""
     return [c for c in sorted(set(text)) if ord(c) >= 0x80 and _char_nfc_active(c)]
-
-
-# ---------------------------------------------------------------------------------------
-# Comparison and failure reports
-# ---------------------------------------------------------------------------------------
-
-
-def oracle_ids(oracle: tokenizers.Tokenizer, texts: Sequence[str], add_special: bool) -> list[list[int]]:
-    """``oracle.encode(t).ids`` for each text (encode_batch when that is the same thing: it pads
-    a batch when the file has padding, encode does not)."""
-    if oracle.padding is None:
-        return [e.ids for e in oracle.encode_batch(list(texts), add_special_tokens=add_special)]
-    return [oracle.encode(t, add_special_tokens=add_special).ids for t in texts]
-
-
-def _short(text: str, pos: int, radius: int = 60) -> str:
-    a, b = max(0, pos - radius), min(len(text), pos + radius)
-    return ("…" if a else "") + repr(text[a:b]) + ("…" if b < len(text) else "") + \
-        f"  (chars {a}..{b} of {len(text)}; the difference is at char ~{pos})"
-
-
-def _tok_names(oracle, ids) -> str:
-    return "[" + ", ".join(f"{i}:{oracle.id_to_token(i)!r}" for i in ids) + "]"
-
-
-def _first_diff(a: Sequence[int], b: Sequence[int]) -> int:
-    for i, (x, y) in enumerate(zip(a, b)):
-        if x != y:
-            return i
-    return min(len(a), len(b))
-
-
-def _diff_char(oracle, text: str, add_special: bool, index: int) -> int:
-    try:
-        offsets = oracle.encode(text, add_special_tokens=add_special).offsets
-    except Exception:
-        return 0
-    if index < len(offsets):
-        return offsets[index][0]
-    return len(text)
-
-
-def shrink(pred: Callable[[str], bool], text: str, pos: int, budget: int = SHRINK_BUDGET) -> Optional[str]:
-    """A short text for which ``pred`` still holds: a window around ``pos``, then ddmin."""
-    try:
-        if not pred(text):
-            return None
-        for r in (4, 16, 64, 256, 1024, 4096):
-            if 2 * r >= len(text):
-                break
-            w = text[max(0, pos - r): pos + r]
-            budget -= 1
-            if pred(w):
-                text = w
-                break
-        n = 2
-        while len(text) >= 2 and budget > 0:
-            chunk = math.ceil(len(text) / n)
-            for k in range(n):
-                cand = text[:k * chunk] + text[(k + 1) * chunk:]
-                budget -= 1
-                if cand != text and pred(cand):
-                    text, n = cand, max(n - 1, 2)
-                    break
-                if budget <= 0:
-                    break
-            else:
-                if n >= len(text):
-                    break
-                n = min(2 * n, len(text))
-        return text
-    except Exception:  # noqa: BLE001 - shrinking is best effort
-        return None
-
-
-def _tagpipe_differs(tok, oracle, add_special) -> Callable[[str], bool]:
-    def pred(t: str) -> bool:
-        want = oracle.encode(t, add_special_tokens=add_special).ids
-        try:
-            return tok.encode(t, add_special) != want
-        except tagpipe.DelegationError:
-            return False
-        except Exception:  # noqa: BLE001 - a crash reproduces too
-            return True
-    return pred
-
-
-def describe(name: str, tok, oracle, text: str, want, got, add_special: bool, label: str = "",
-             do_shrink: bool = True) -> str:
-    head = f"[{name}] add_special_tokens={add_special}" + (f" {label}" if label else "")
-    if isinstance(got, BaseException):
-        return f"{head}: tagpipe raised {type(got).__name__}: {got}\n  text: {_short(text, 0, 100)}"
-    i = _first_diff(want, got)
-    pos = _diff_char(oracle, text, add_special, i)
-    lines = [
-        f"{head}: ids differ at index {i} (oracle {len(want)} ids, tagpipe {len(got)} ids)",
-        f"  text: {_short(text, pos)}",
-        f"  oracle  [{max(0, i - 2)}:]: {_tok_names(oracle, want[max(0, i - 2): i + 6])}",
-        f"  tagpipe [{max(0, i - 2)}:]: {_tok_names(oracle, got[max(0, i - 2): i + 6])}",
-    ]
-    if do_shrink and tok is not None:
-        small = shrink(_tagpipe_differs(tok, oracle, add_special), text, pos)
-        if small is not None:
-            w = oracle.encode(small, add_special_tokens=add_special).ids
-            try:
-                g = tok.encode(small, add_special)
-            except Exception as e:  # noqa: BLE001
-                g = f"raised {type(e).__name__}: {e}"
-            lines.append(f"  shrunk: {small!r} -> oracle {_tok_names(oracle, w)}  tagpipe "
-                         f"{_tok_names(oracle, g) if isinstance(g, list) else g}")
-    return "\n".join(lines)
-
-
-class Report:
-    """Collects failures of one test; fails once at the end with the first few described."""
-
-    def __init__(self, name: str, tok, oracle, outside=None):
-        self.name, self.tok, self.oracle = name, tok, oracle
-        self.outside = outside if outside is not None else tok  # for calls outside delegation_disabled
-        self.failures: list[str] = []
-        self.count = 0
-
-    def mismatch(self, text, want, got, add_special, label="", do_shrink=True):
-        self.count += 1
-        if len(self.failures) < REPORT_FAILURES:
-            self.failures.append(describe(self.name, self.outside, self.oracle, text, want, got, add_special,
-                                          label, do_shrink))
-
-    def fail(self, message: str):
-        self.count += 1
-        if len(self.failures) < REPORT_FAILURES:
-            self.failures.append(f"[{self.name}] {message}")
-
-    def check(self):
-        if self.count:
-            more = f"\n... and {self.count - len(self.failures)} more" if self.count > len(self.failures) else ""
-            pytest.fail(f"{self.count} failure(s):\n" + "\n\n".join(self.failures) + more, pytrace=False)
-
-
-def _per_text(tok, texts, add_special):
-    out = []
-    for t in texts:
-        try:
-            out.append(tok.encode(t, add_special))
-        except tagpipe.DelegationError as e:
-            out.append(e)
-        except Exception as e:  # noqa: BLE001 - reported with its text
-            out.append(e)
-    return out
-
-
-def run_and_compare(report: Report, tok, texts: Sequence[str], add_special: bool, *, native: bool,
-                    nfc: Optional[Callable[[str], list[str]]], labels: Optional[Sequence[str]] = None,
-                    do_shrink: bool = True, want: Optional[list] = None) -> list[int]:
-    """Encode ``texts`` with tagpipe (under delegation_disabled when ``native``), compare with the
-    oracle, record failures in ``report``.  ``nfc``: None when the tokenizer's normalizer never
-    delegates per call (then no per-call delegation is allowed), else text -> whether a per-call
-    delegation of it is justified (:func:`nfc_inputs`).  Returns the indices delegated per call."""
-    texts = list(texts)
-    if want is None:
-        want = oracle_ids(report.oracle, texts, add_special)
-    labels = list(labels) if labels is not None else [""] * len(texts)
-    delegated: list[int] = []
-    if not native:
-        try:
-            got = tok.encode_batch(texts, add_special)
-        except Exception:  # noqa: BLE001 - find the text
-            got = _per_text(tok, texts, add_special)
-    else:
-        with tagpipe.delegation_disabled():
-            try:
-                got = tok.encode_batch(texts, add_special)
-            except Exception:  # noqa: BLE001 - DelegationError (NFC per call) or a crash: per text
-                got = _per_text(tok, texts, add_special)
-                delegated = [i for i, g in enumerate(got) if isinstance(g, tagpipe.DelegationError)]
-                keep = [i for i, g in enumerate(got) if isinstance(g, list)]
-                if delegated and keep:  # the batch path too, on the texts that stay native
-                    try:
-                        batch = tok.encode_batch([texts[i] for i in keep], add_special)
-                    except Exception as e:  # noqa: BLE001
-                        report.fail(f"encode_batch of the non-delegated texts raised {type(e).__name__}: {e}")
-                    else:
-                        for i, b in zip(keep, batch):
-                            if b != want[i]:
-                                report.mismatch(texts[i], want[i], b, add_special,
-                                                (labels[i] + " encode_batch").strip(), do_shrink)
-        for i in delegated:
-            text = texts[i]
-            if nfc is None:
-                report.fail(f"per-call delegation in a tokenizer without NFC ({got[i]}); text "
-                            f"{labels[i]}: {_short(text, 0, 100)}")
-            elif not nfc(text):
-                report.fail(f"delegated a text none of whose characters the normalizer's per-call "
-                            f"delegation may concern (NFC / grapheme clusters): {labels[i]} {_short(text, 0, 100)}")
-            try:  # the delegated result must still be exact
-                got[i] = report.outside.encode(text, add_special)
-            except Exception as e:  # noqa: BLE001
-                got[i] = e
-    for i, (w, g) in enumerate(zip(want, got)):
-        if g != w:
-            report.mismatch(texts[i], w, g, add_special, labels[i], do_shrink)
-    return delegated
-
-
-# ---------------------------------------------------------------------------------------
-# Corpus documents
-# ---------------------------------------------------------------------------------------
-
-
-def _boundary(data: bytes, i: int) -> int:
-    while i < len(data) and (data[i] & 0xC0) == 0x80:
-        i += 1
-    return i
-
-
-@functools.lru_cache(maxsize=8)
-def _corpus_bytes(path: str) -> bytes:
-    return Path(path).read_bytes()
-
-
-def corpus_docs(corpus: Path, name: str) -> list[S.Document]:
-    """~10 kB cuts (the file's start and end, then random places) and random-length documents,
-    cut at character boundaries; a different deterministic selection for each tokenizer."""
-    data = _corpus_bytes(str(corpus))
-    rng = random.Random(f"encode-parity:{name}:{corpus.name}")
-    docs = []
-    n = len(data)
-    for k in range(CUT_DOCS_PER_CORPUS):
-        start = 0 if k == 0 else max(0, n - CUT_DOC_BYTES) if k == 1 else rng.randrange(n)
-        start = _boundary(data, start)
-        end = _boundary(data, min(n, start + CUT_DOC_BYTES))
-        docs.append(S.Document(corpus.name, start, data[start:end].decode("utf-8")))
-    docs += S.corpus_documents(RANDOM_DOCS_PER_CORPUS, seed=zlib.crc32(name.encode()), paths=[corpus])
-    return docs
 
 
 # ---------------------------------------------------------------------------------------
@@ -470,8 +298,15 @@ def test_corpus_documents(name, corpus, add_special):
         assert tok.native, tok.explain()
     docs = corpus_docs(corpus, name)
     report = Report(name, tok, oracle, tagpipe_outside(name))
-    run_and_compare(report, tok, [d.text for d in docs], add_special, native=native, nfc=nfc_for(name),
-                    labels=[d.label for d in docs])
+    run_and_compare(
+        report,
+        tok,
+        [d.text for d in docs],
+        add_special,
+        native=native,
+        nfc=nfc_for(name),
+        labels=[d.label for d in docs],
+    )
     report.check()
 
 
@@ -494,8 +329,9 @@ def delegated_variant(name: str) -> str:
     elif name == "marian-ortx-nmt":  # a Replace regex other than " {2,}"
         doc["normalizer"]["normalizers"][2]["pattern"] = {"Regex": " {3,}"}
     elif name == "t5-small":  # BPE-style dropout has no Unigram form; a Split regex then
-        doc["pre_tokenizer"]["pretokenizers"].insert(0, {"type": "Split", "pattern": {"Regex": "[a-z]{2}"},
-                                                         "behavior": "Isolated", "invert": False})
+        doc["pre_tokenizer"]["pretokenizers"].insert(
+            0, {"type": "Split", "pattern": {"Regex": "[a-z]{2}"}, "behavior": "Isolated", "invert": False}
+        )
     return json.dumps(doc)
 
 
@@ -527,18 +363,36 @@ def test_delegated_tokenizer_raises_when_delegation_disabled(name):
 def test_delegation_disabled_after_an_allowed_delegation():
     """delegation_disabled must raise even when the same Tokenizer already delegated (and so
     already holds an oracle) outside it: for a delegated tokenizer and for NFC per call."""
-    nfc_json = json.dumps({
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
-        "normalizer": {"type": "NFC"}, "pre_tokenizer": None, "post_processor": None, "decoder": None,
-        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
-                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
-                  "ignore_merges": False, "vocab": {"a": 0, "\u00e9": 1, "e": 2}, "merges": []}})
+    nfc_json = json.dumps(
+        {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": [],
+            "normalizer": {"type": "NFC"},
+            "pre_tokenizer": None,
+            "post_processor": None,
+            "decoder": None,
+            "model": {
+                "type": "BPE",
+                "dropout": None,
+                "unk_token": None,
+                "continuing_subword_prefix": None,
+                "end_of_word_suffix": None,
+                "fuse_unk": False,
+                "byte_fallback": False,
+                "ignore_merges": False,
+                "vocab": {"a": 0, "\u00e9": 1, "e": 2},
+                "merges": [],
+            },
+        }
+    )
     tok = tagpipe.Tokenizer.from_str(nfc_json)
     assert tok.native
     with tagpipe.delegation_disabled():
         with pytest.raises(tagpipe.DelegationError):
             tok.encode("e\u0301")
-    assert tok.encode("e\u0301") == [1]            # allowed here: delegated
+    assert tok.encode("e\u0301") == [1]  # allowed here: delegated
     with tagpipe.delegation_disabled():
         with pytest.raises(tagpipe.DelegationError):  # ... and forbidden again here
             tok.encode("e\u0301")
@@ -590,8 +444,7 @@ def test_hypothesis_text(name, data):
     report = Report(name, tok, oracle, tagpipe_outside(name))
     for add_special in (True, False):
         want = oracle.encode(text, add_special_tokens=add_special).ids
-        run_and_compare(report, tok, [text], add_special, native=True, nfc=nfc_for(name),
-                        do_shrink=False, want=[want])
+        run_and_compare(report, tok, [text], add_special, native=True, nfc=nfc_for(name), do_shrink=False, want=[want])
     report.check()
 
 
@@ -609,8 +462,9 @@ def _bridge_pool(name: str) -> list[str]:
 
 
 @needs_shared
-@pytest.mark.parametrize("name", ["gpt2", "llama3", "gpt-4o", "qwen3", "deepseek-v3", "llama2",
-                                  "mistral-7b-v0.1", "gemma3"])
+@pytest.mark.parametrize(
+    "name", ["gpt2", "llama3", "gpt-4o", "qwen3", "deepseek-v3", "llama2", "mistral-7b-v0.1", "gemma3"]
+)
 def test_long_pieces_cut_exactly(name):
     """Pieces of 16+ bytes that the cache has not seen are cut where no merge can bridge two
     characters: long unspaced runs of vocabulary fragments, CJK, Cyrillic and marks, fresh each
@@ -635,8 +489,10 @@ def test_long_pieces_cut_exactly(name):
 def _pick_added(tokens: list[dict]) -> list[dict]:
     """All added tokens, or a spread when there are many: at most 3 per "shape" (digits folded),
     unusual flags first."""
+
     def unusual(t):
         return t["lstrip"] or t["rstrip"] or t["single_word"] or t["normalized"] or not t["special"]
+
     ordered = sorted(tokens, key=lambda t: not unusual(t))
     if len(tokens) <= ADDED_TOKENS_MAX:
         return tokens
@@ -654,22 +510,52 @@ def _pick_added(tokens: list[dict]) -> list[dict]:
 def awkward_texts(contents: list[str], seed: str) -> list[str]:
     rng = random.Random(f"awkward:{seed}")
     texts = ["", " ", "  ", "\n", "x", "Hello world", "Hello world. The end."]
-    arounds = [("", ""), (" ", ""), ("", " "), (" ", " "), ("  ", "  "), ("\n", "\n"), ("\t", "\t"),
-               ("\r\n", "\r\n"), (" \n ", " \n "), ("ab", "cd"), ("ab ", " cd"), ("x", ""), ("", "x"),
-               ("Hello", "world"), ("Hello ", " world"), ("Hello\n\n", "\n\nworld"), ("中", "文"),
-               ("é", "é"), ("▁", "▁"), ("'", "'s"), ("123", "456"), ("😀", "😀"), ("\u0301", "\u0301")]
+    arounds = [
+        ("", ""),
+        (" ", ""),
+        ("", " "),
+        (" ", " "),
+        ("  ", "  "),
+        ("\n", "\n"),
+        ("\t", "\t"),
+        ("\r\n", "\r\n"),
+        (" \n ", " \n "),
+        ("ab", "cd"),
+        ("ab ", " cd"),
+        ("x", ""),
+        ("", "x"),
+        ("Hello", "world"),
+        ("Hello ", " world"),
+        ("Hello\n\n", "\n\nworld"),
+        ("中", "文"),
+        ("é", "é"),
+        ("▁", "▁"),
+        ("'", "'s"),
+        ("123", "456"),
+        ("😀", "😀"),
+        ("\u0301", "\u0301"),
+    ]
     for t in contents:
         for a, b in arounds:
             texts.append(a + t + b)
-        texts += [t * 2, t * 3, t + " " + t, t + "\n" + t, " " + t + "  " + t + " ", t + "x" + t,
-                  "The " + t + " is " + t + t + ".", t + "Hello", "Hello" + t]
+        texts += [
+            t * 2,
+            t * 3,
+            t + " " + t,
+            t + "\n" + t,
+            " " + t + "  " + t + " ",
+            t + "x" + t,
+            "The " + t + " is " + t + t + ".",
+            t + "Hello",
+            "Hello" + t,
+        ]
         if len(t) > 1:
             for k in sorted({1, len(t) // 2, len(t) - 1}):
                 p, q = t[:k], t[k:]
                 texts += [p, q, "a" + p + "b", p + t, t + p, p + " " + q, q + t + p, p + p]
             m = len(t) // 2
             other = rng.choice(contents)
-            texts += [t[:m] + other + t[m:], other[:len(other) // 2] + t + other[len(other) // 2:]]
+            texts += [t[:m] + other + t[m:], other[: len(other) // 2] + t + other[len(other) // 2 :]]
     # adjacency: pairs, with and without separators
     for _ in range(min(300, len(contents) ** 2)):
         a, b = rng.choice(contents), rng.choice(contents)
@@ -679,7 +565,7 @@ def awkward_texts(contents: list[str], seed: str) -> list[str]:
     inside = [(a, b) for a in contents for b in contents if a != b and a in b][:60]
     for a, b in inside:
         i = b.index(a)
-        texts += [b, "x" + b + "x", b[:i] + a + a + b[i + len(a):], b[:i] + " " + b[i:], b + a, a + b]
+        texts += [b, "x" + b + "x", b[:i] + a + a + b[i + len(a) :], b[:i] + " " + b[i:], b + a, a + b]
     for sep in ("", " ", "\n", " \t "):
         sample = rng.sample(contents, min(len(contents), 40))
         texts.append(sep.join(sample))
@@ -710,87 +596,19 @@ BYTE_TOKENS = [f"<0x{b:02X}>" for b in range(256)]
 BL = BYTE_CHARS  # GPT-2's bytes_to_unicode: byte -> the character standing for it
 
 
-def added(content, *, special=False, lstrip=False, rstrip=False, single_word=False, normalized=None):
-    return {"content": content, "single_word": single_word, "lstrip": lstrip, "rstrip": rstrip,
-            "normalized": (not special) if normalized is None else normalized, "special": special}
-
-
-def bpe_json(vocab, merges, *, unk=None, fuse_unk=False, byte_fallback=False, ignore_merges=False,
-             prefix=None, suffix=None, normalizer=None, pre=None, post=None, added_tokens=(),
-             merge_form="pairs") -> str:
-    """A whole tokenizer.json with a BPE model. ``vocab``: list (ids in order) or dict; ``merges``:
-    (a, b) pairs, written as [a, b] (``merge_form="pairs"``) or "a b" (``"strings"``)."""
-    if not isinstance(vocab, dict):
-        vocab = {t: i for i, t in enumerate(dict.fromkeys(vocab))}
-    merges_out = [list(m) if merge_form == "pairs" else f"{m[0]} {m[1]}" for m in merges]
-    toks = []
-    next_id = len(vocab)
-    for t in added_tokens:
-        t = dict(t)
-        if t["content"] in vocab:
-            t["id"] = vocab[t["content"]]
-        else:
-            t["id"], next_id = next_id, next_id + 1
-        toks.append({"id": t["id"], **{k: t[k] for k in ("content", "single_word", "lstrip", "rstrip",
-                                                          "normalized", "special")}})
-    return json.dumps({
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": toks,
-        "normalizer": normalizer, "pre_tokenizer": pre, "post_processor": post, "decoder": None,
-        "model": {"type": "BPE", "dropout": None, "unk_token": unk, "continuing_subword_prefix": prefix,
-                  "end_of_word_suffix": suffix, "fuse_unk": fuse_unk, "byte_fallback": byte_fallback,
-                  "ignore_merges": ignore_merges, "vocab": vocab, "merges": merges_out},
-    }, ensure_ascii=False)
-
-
-def _with_merged(base: list[str], merges, prefix: str = "") -> list[str]:
-    """``base`` plus every merge result (left + right without the continuing-subword prefix)."""
-    out = list(base)
-    for a, b in merges:
-        m = a + (b[len(prefix):] if prefix and b.startswith(prefix) else b)
-        if m not in out:
-            out.append(m)
-    return out
-
-
-WHITESPACE = {"type": "Whitespace"}
-WHITESPACE_SPLIT = {"type": "WhitespaceSplit"}
-
-
-def metaspace(scheme="always", split=True):
-    return {"type": "Metaspace", "replacement": "▁", "prepend_scheme": scheme, "split": split}
-
-
-def bytelevel(add_prefix_space=False, use_regex=True):
-    return {"type": "ByteLevel", "add_prefix_space": add_prefix_space, "trim_offsets": True,
-            "use_regex": use_regex}
-
-
-def prepend(s):
-    return {"type": "Prepend", "prepend": s}
-
-
-def replace(a, b):
-    return {"type": "Replace", "pattern": {"String": a}, "content": b}
-
-
-def seq(*ns):
-    return {"type": "Sequence", "normalizers": list(ns)}
-
-
-def template(vocab_ids: dict, bos="<s>", eos="</s>"):
-    return {"type": "TemplateProcessing",
-            "single": [{"SpecialToken": {"id": bos, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
-                       {"SpecialToken": {"id": eos, "type_id": 0}}],
-            "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
-            "special_tokens": {bos: {"id": bos, "ids": [vocab_ids[bos]], "tokens": [bos]},
-                               eos: {"id": eos, "ids": [vocab_ids[eos]], "tokens": [eos]}}}
-
-
 LETTERS = list("abcdexyz")
-ABC_MERGES = [("a", "b"), ("b", "c"), ("ab", "c"), ("c", "d"), ("abc", "d"), ("x", "y"), ("e", "e"),
-              ("ee", "e")]
-SP_MERGES = [("▁", "a"), ("▁a", "b"), ("a", "b"), ("b", "c"), ("▁", "▁"), ("▁▁", "▁"), ("▁", "x"),
-             ("ab", "c"), ("▁ab", "c")]
+ABC_MERGES = [("a", "b"), ("b", "c"), ("ab", "c"), ("c", "d"), ("abc", "d"), ("x", "y"), ("e", "e"), ("ee", "e")]
+SP_MERGES = [
+    ("▁", "a"),
+    ("▁a", "b"),
+    ("a", "b"),
+    ("b", "c"),
+    ("▁", "▁"),
+    ("▁▁", "▁"),
+    ("▁", "x"),
+    ("ab", "c"),
+    ("▁ab", "c"),
+]
 SPECIALS = ["<unk>", "<s>", "</s>"]
 
 
@@ -798,11 +616,34 @@ class Synthetic:
     def __init__(self, id, json_text, texts=(), needles=(), expect_native=True, oracle_expect=None):
         self.id, self.json, self.texts, self.needles = id, json_text, list(texts), list(needles)
         self.expect_native = expect_native
-        self.oracle_expect = oracle_expect or {}   # text -> ids (documents an oracle quirk)
+        self.oracle_expect = oracle_expect or {}  # text -> ids (documents an oracle quirk)
 
 
-ABC_TEXTS = ["", " ", "a", "ab", "abc", "abcd", "abcabc", "ab cd", "a b c", "xyzzy", "eeee", "eeeee",
-             "axb", "aéb", "a中b", "😀", "abc😀abc", "  abc  ", "\tab\ncd\r\n", "ABC", "a\u0301b", "é", "ē"]
+ABC_TEXTS = [
+    "",
+    " ",
+    "a",
+    "ab",
+    "abc",
+    "abcd",
+    "abcabc",
+    "ab cd",
+    "a b c",
+    "xyzzy",
+    "eeee",
+    "eeeee",
+    "axb",
+    "aéb",
+    "a中b",
+    "😀",
+    "abc😀abc",
+    "  abc  ",
+    "\tab\ncd\r\n",
+    "ABC",
+    "a\u0301b",
+    "é",
+    "ē",
+]
 
 
 def synthetic_cases() -> list[Synthetic]:
@@ -813,181 +654,465 @@ def synthetic_cases() -> list[Synthetic]:
     v = _with_merged(sp_base, SP_MERGES)
     vid = {t: i for i, t in enumerate(v)}
     for fuse in (True, False):
-        cases.append(Synthetic(f"byte_fallback_full_metaspace_fuse{fuse}", bpe_json(
-            v, SP_MERGES, unk="<unk>", fuse_unk=fuse, byte_fallback=True, pre=metaspace(),
-            post=template(vid)), ABC_TEXTS))
-    cases.append(Synthetic("byte_fallback_full_llama_normalizer", bpe_json(
-        v, SP_MERGES, unk="<unk>", fuse_unk=True, byte_fallback=True,
-        normalizer=seq(prepend("▁"), replace(" ", "▁")), post=template(vid),
-        added_tokens=[added(s, special=True) for s in SPECIALS]), ABC_TEXTS, needles=SPECIALS))
+        cases.append(
+            Synthetic(
+                f"byte_fallback_full_metaspace_fuse{fuse}",
+                bpe_json(
+                    v, SP_MERGES, unk="<unk>", fuse_unk=fuse, byte_fallback=True, pre=metaspace(), post=template(vid)
+                ),
+                ABC_TEXTS,
+            )
+        )
+    cases.append(
+        Synthetic(
+            "byte_fallback_full_llama_normalizer",
+            bpe_json(
+                v,
+                SP_MERGES,
+                unk="<unk>",
+                fuse_unk=True,
+                byte_fallback=True,
+                normalizer=seq(prepend("▁"), replace(" ", "▁")),
+                post=template(vid),
+                added_tokens=[added(s, special=True) for s in SPECIALS],
+            ),
+            ABC_TEXTS,
+            needles=SPECIALS,
+        )
+    )
     # byte_fallback with only some byte tokens (é = C3 A9, \n = 0A): partial chars fall back to unk
     part = SPECIALS + ["<0xC3>", "<0xA9>", "<0x0A>", "<0xE4>"] + ["▁"] + LETTERS
     vp = _with_merged(part, SP_MERGES)
     for unk in ("<unk>", None):
         for fuse in (True, False):
-            cases.append(Synthetic(f"byte_fallback_partial_unk{unk is not None}_fuse{fuse}", bpe_json(
-                vp, SP_MERGES, unk=unk, fuse_unk=fuse, byte_fallback=True, pre=metaspace()),
-                ABC_TEXTS + ["é\n中", "ééé", "中中", "\n\n", "a\nb"]))
+            cases.append(
+                Synthetic(
+                    f"byte_fallback_partial_unk{unk is not None}_fuse{fuse}",
+                    bpe_json(vp, SP_MERGES, unk=unk, fuse_unk=fuse, byte_fallback=True, pre=metaspace()),
+                    ABC_TEXTS + ["é\n中", "ééé", "中中", "\n\n", "a\nb"],
+                )
+            )
     # unk, fused or not, with no / Whitespace pre-tokenizer
     v = _with_merged(["<unk>"] + LETTERS, ABC_MERGES)
     for fuse in (True, False):
         for pre_name, pre in (("null", None), ("whitespace", WHITESPACE)):
-            cases.append(Synthetic(f"unk_fuse{fuse}_{pre_name}", bpe_json(
-                v, ABC_MERGES, unk="<unk>", fuse_unk=fuse, pre=pre),
-                ABC_TEXTS + ["qqaqqb", "qq", "aqqb", "q q", "qabq", "ab  qq  ab"]))
+            cases.append(
+                Synthetic(
+                    f"unk_fuse{fuse}_{pre_name}",
+                    bpe_json(v, ABC_MERGES, unk="<unk>", fuse_unk=fuse, pre=pre),
+                    ABC_TEXTS + ["qqaqqb", "qq", "aqqb", "q q", "qabq", "ab  qq  ab"],
+                )
+            )
     # no unk: unknown characters are dropped and their neighbours merge across the gap
-    cases.append(Synthetic("no_unk_drops", bpe_json(["a", "b", "ab"], [("a", "b")]),
-                           ["axb", "xx", "x", "a", "aaxbb", "ab", "xaxbx", "a😀b", "a b"],
-                           oracle_expect={"axb": [2]}))
-    cases.append(Synthetic("no_unk_whitespace", bpe_json(
-        _with_merged(LETTERS, ABC_MERGES), ABC_MERGES, pre=WHITESPACE), ABC_TEXTS + ["qaqbq", "q"]))
+    cases.append(
+        Synthetic(
+            "no_unk_drops",
+            bpe_json(["a", "b", "ab"], [("a", "b")]),
+            ["axb", "xx", "x", "a", "aaxbb", "ab", "xaxbx", "a😀b", "a b"],
+            oracle_expect={"axb": [2]},
+        )
+    )
+    cases.append(
+        Synthetic(
+            "no_unk_whitespace",
+            bpe_json(_with_merged(LETTERS, ABC_MERGES), ABC_MERGES, pre=WHITESPACE),
+            ABC_TEXTS + ["qaqbq", "q"],
+        )
+    )
     # ignore_merges: a whole word in the vocabulary wins over the merges
     im_merges = [("b", "c"), ("a", "b"), ("c", "d"), ("Ġ", "a"), ("Ġa", "b")]
     im_vocab = _with_merged(["a", "b", "c", "d", "Ġ", "abc", "abcd"], im_merges)
     for ig in (True, False):
-        cases.append(Synthetic(f"ignore_merges_{ig}_whitespace", bpe_json(
-            im_vocab, im_merges, ignore_merges=ig, pre=WHITESPACE),
-            ABC_TEXTS + ["abc abcd abc", "abcabc", "bcd"]))
+        cases.append(
+            Synthetic(
+                f"ignore_merges_{ig}_whitespace",
+                bpe_json(im_vocab, im_merges, ignore_merges=ig, pre=WHITESPACE),
+                ABC_TEXTS + ["abc abcd abc", "abcabc", "bcd"],
+            )
+        )
     bl_vocab = _with_merged(BL, [("a", "b"), ("Ġ", "a"), ("Ġa", "b"), ("b", "c")]) + ["abc", "Ġabc", "ĠĠ"]
     bl_merges = [("a", "b"), ("Ġ", "a"), ("Ġa", "b"), ("b", "c")]
     for ig in (True, False):
-        cases.append(Synthetic(f"ignore_merges_{ig}_bytelevel", bpe_json(
-            bl_vocab, bl_merges, ignore_merges=ig, pre=bytelevel()),
-            ABC_TEXTS + [" abc abc", "abc", "  abc"]))
+        cases.append(
+            Synthetic(
+                f"ignore_merges_{ig}_bytelevel",
+                bpe_json(bl_vocab, bl_merges, ignore_merges=ig, pre=bytelevel()),
+                ABC_TEXTS + [" abc abc", "abc", "  abc"],
+            )
+        )
     # continuing_subword_prefix "##" and end_of_word_suffix "</w>"
     pm = [("a", "##b"), ("##b", "##c"), ("a", "##bc"), ("x", "##y"), ("##c", "##d"), ("abc", "##d")]
     pv = _with_merged(["[UNK]"] + LETTERS + ["##" + c for c in LETTERS], pm, prefix="##")
-    cases.append(Synthetic("prefix_##", bpe_json(pv, pm, unk="[UNK]", prefix="##", pre=WHITESPACE),
-                           ABC_TEXTS + ["bc", "abcd bcd", "xyxy"]))
+    cases.append(
+        Synthetic(
+            "prefix_##",
+            bpe_json(pv, pm, unk="[UNK]", prefix="##", pre=WHITESPACE),
+            ABC_TEXTS + ["bc", "abcd bcd", "xyxy"],
+        )
+    )
     sm = [("a", "b"), ("a", "b</w>"), ("b", "c</w>"), ("a", "bc</w>"), ("ab", "c"), ("x", "y</w>")]
     sv = _with_merged(["<unk>"] + LETTERS + [c + "</w>" for c in LETTERS], sm)
-    cases.append(Synthetic("suffix_</w>", bpe_json(sv, sm, unk="<unk>", suffix="</w>", pre=WHITESPACE),
-                           ABC_TEXTS + ["abc abca", "bc", "xy xyx"]))
+    cases.append(
+        Synthetic(
+            "suffix_</w>",
+            bpe_json(sv, sm, unk="<unk>", suffix="</w>", pre=WHITESPACE),
+            ABC_TEXTS + ["abc abca", "bc", "xy xyx"],
+        )
+    )
     psm = [("a", "##b"), ("##b", "##c</w>"), ("a", "##bc</w>"), ("a", "##b</w>")]
-    psv = _with_merged(["<unk>"] + LETTERS + ["##" + c for c in LETTERS] + [c + "</w>" for c in LETTERS]
-                       + ["##" + c + "</w>" for c in LETTERS], psm, prefix="##")
-    cases.append(Synthetic("prefix_and_suffix", bpe_json(psv, psm, unk="<unk>", prefix="##", suffix="</w>",
-                                                         pre=WHITESPACE), ABC_TEXTS + ["abc ab a"]))
+    psv = _with_merged(
+        ["<unk>"]
+        + LETTERS
+        + ["##" + c for c in LETTERS]
+        + [c + "</w>" for c in LETTERS]
+        + ["##" + c + "</w>" for c in LETTERS],
+        psm,
+        prefix="##",
+    )
+    cases.append(
+        Synthetic(
+            "prefix_and_suffix",
+            bpe_json(psv, psm, unk="<unk>", prefix="##", suffix="</w>", pre=WHITESPACE),
+            ABC_TEXTS + ["abc ab a"],
+        )
+    )
     # duplicated merges: the last rank wins; the same tokenizer with "a b" strings and pairs
     dv = ["a", "b", "c", "ab", "bc", "abc"]
     for form in ("pairs", "strings"):
-        cases.append(Synthetic(f"duplicated_merges_{form}", bpe_json(
-            dv, [("b", "c"), ("a", "b"), ("b", "c")], merge_form=form), ["abc", "abcabc", "bcab", "cab"],
-            oracle_expect={"abc": [3, 2]}))  # ab c: the duplicate's last rank (2) is the one used
-        cases.append(Synthetic(f"merges_{form}", bpe_json(
-            _with_merged(["<unk>"] + LETTERS, ABC_MERGES), ABC_MERGES, unk="<unk>", merge_form=form,
-            pre=WHITESPACE), ABC_TEXTS))
+        cases.append(
+            Synthetic(
+                f"duplicated_merges_{form}",
+                bpe_json(dv, [("b", "c"), ("a", "b"), ("b", "c")], merge_form=form),
+                ["abc", "abcabc", "bcab", "cab"],
+                oracle_expect={"abc": [3, 2]},
+            )
+        )  # ab c: the duplicate's last rank (2) is the one used
+        cases.append(
+            Synthetic(
+                f"merges_{form}",
+                bpe_json(
+                    _with_merged(["<unk>"] + LETTERS, ABC_MERGES),
+                    ABC_MERGES,
+                    unk="<unk>",
+                    merge_form=form,
+                    pre=WHITESPACE,
+                ),
+                ABC_TEXTS,
+            )
+        )
     # pairs can carry spaces (impossible as "a b" strings)
     spm = [(" ", "a"), (" a", "b"), ("a", " ")]
-    cases.append(Synthetic("merges_pairs_with_spaces", bpe_json(
-        _with_merged([" ", "a", "b"], spm), spm), [" ab", "a b", "  ab ", "a ", " a a"]))
+    cases.append(
+        Synthetic(
+            "merges_pairs_with_spaces",
+            bpe_json(_with_merged([" ", "a", "b"], spm), spm),
+            [" ab", "a b", "  ab ", "a ", " a a"],
+        )
+    )
     # added tokens: single_word / lstrip / rstrip / special, with every pre-tokenizer variant
-    flag_tokens = [added("<r>", rstrip=True), added("<l>", lstrip=True), added("<lr>", lstrip=True, rstrip=True),
-                   added("sw", single_word=True), added("<sw>", single_word=True, lstrip=True),
-                   added("<S>", special=True), added("<Sr>", special=True, rstrip=True),
-                   added("ab", single_word=True, normalized=False), added("xyz")]
-    flag_texts = ["<r>  <l>", "<r> <l>", "<r>\n<S>", "<r>  <S>", "x <r>  <S>y", "<lr>", "a  <lr>  b",
-                  "<r> <r> <r>", "\n<l>", "sw", "asw", "sw b", "swsw", " sw ", "a sw.", "sw!", "<sw>",
-                  "a<sw>b", "a <sw> b", "ab", "abc", " ab ", "cab", "<Sr>  <l>", "<Sr> \n x", "<r>", "  <l>",
-                  "<l><l>", "<r><r>", "<r>   <lr>   <l>", "xyzxyz", "<S><S>", "<S> <S>", " <S> ", "x\t<l>\ty",
-                  "<r>\u3000<l>", "<r>\xa0x", "é<l>", "<r>é"]
-    fv = {t: i for i, t in enumerate(_with_merged(["<unk>", " ", "▁", "Ġ"] + LETTERS + ["s", "w", "<", ">",
-                                                                                         "r", "l", "S"],
-                                                  ABC_MERGES))}
+    flag_tokens = [
+        added("<r>", rstrip=True),
+        added("<l>", lstrip=True),
+        added("<lr>", lstrip=True, rstrip=True),
+        added("sw", single_word=True),
+        added("<sw>", single_word=True, lstrip=True),
+        added("<S>", special=True),
+        added("<Sr>", special=True, rstrip=True),
+        added("ab", single_word=True, normalized=False),
+        added("xyz"),
+    ]
+    flag_texts = [
+        "<r>  <l>",
+        "<r> <l>",
+        "<r>\n<S>",
+        "<r>  <S>",
+        "x <r>  <S>y",
+        "<lr>",
+        "a  <lr>  b",
+        "<r> <r> <r>",
+        "\n<l>",
+        "sw",
+        "asw",
+        "sw b",
+        "swsw",
+        " sw ",
+        "a sw.",
+        "sw!",
+        "<sw>",
+        "a<sw>b",
+        "a <sw> b",
+        "ab",
+        "abc",
+        " ab ",
+        "cab",
+        "<Sr>  <l>",
+        "<Sr> \n x",
+        "<r>",
+        "  <l>",
+        "<l><l>",
+        "<r><r>",
+        "<r>   <lr>   <l>",
+        "xyzxyz",
+        "<S><S>",
+        "<S> <S>",
+        " <S> ",
+        "x\t<l>\ty",
+        "<r>\u3000<l>",
+        "<r>\xa0x",
+        "é<l>",
+        "<r>é",
+    ]
+    fv = {
+        t: i
+        for i, t in enumerate(
+            _with_merged(["<unk>", " ", "▁", "Ġ"] + LETTERS + ["s", "w", "<", ">", "r", "l", "S"], ABC_MERGES)
+        )
+    }
     fbl = _with_merged(BL, [("a", "b"), ("Ġ", "a"), ("s", "w")])
-    for pre_name, pre in (("null", None), ("whitespace", WHITESPACE), ("metaspace", metaspace()),
-                          ("metaspace_first", metaspace("first")),
-                          ("metaspace_first_nosplit", metaspace("first", False))):
-        cases.append(Synthetic(f"added_flags_{pre_name}", bpe_json(
-            fv, ABC_MERGES, unk="<unk>", fuse_unk=True, pre=pre, added_tokens=flag_tokens),
-            flag_texts, needles=[t["content"] for t in flag_tokens]))
-    cases.append(Synthetic("added_flags_bytelevel", bpe_json(
-        fbl, [("a", "b"), ("Ġ", "a"), ("s", "w")], pre=bytelevel(), added_tokens=flag_tokens),
-        flag_texts, needles=[t["content"] for t in flag_tokens]))
-    cases.append(Synthetic("added_flags_bytelevel_prefix_space", bpe_json(
-        fbl, [("a", "b"), ("Ġ", "a"), ("s", "w")], pre=bytelevel(True), added_tokens=flag_tokens,
-        post={"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}),
-        flag_texts, needles=[t["content"] for t in flag_tokens]))
+    for pre_name, pre in (
+        ("null", None),
+        ("whitespace", WHITESPACE),
+        ("metaspace", metaspace()),
+        ("metaspace_first", metaspace("first")),
+        ("metaspace_first_nosplit", metaspace("first", False)),
+    ):
+        cases.append(
+            Synthetic(
+                f"added_flags_{pre_name}",
+                bpe_json(fv, ABC_MERGES, unk="<unk>", fuse_unk=True, pre=pre, added_tokens=flag_tokens),
+                flag_texts,
+                needles=[t["content"] for t in flag_tokens],
+            )
+        )
+    cases.append(
+        Synthetic(
+            "added_flags_bytelevel",
+            bpe_json(fbl, [("a", "b"), ("Ġ", "a"), ("s", "w")], pre=bytelevel(), added_tokens=flag_tokens),
+            flag_texts,
+            needles=[t["content"] for t in flag_tokens],
+        )
+    )
+    cases.append(
+        Synthetic(
+            "added_flags_bytelevel_prefix_space",
+            bpe_json(
+                fbl,
+                [("a", "b"), ("Ġ", "a"), ("s", "w")],
+                pre=bytelevel(True),
+                added_tokens=flag_tokens,
+                post={"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+            ),
+            flag_texts,
+            needles=[t["content"] for t in flag_tokens],
+        )
+    )
     # normalized vs non-normalized added tokens under Prepend/Replace normalizers
-    norm_tokens = [added("a b", normalized=True), added("c d", normalized=False), added("<x>", normalized=True),
-                   added("▁e", normalized=False), added("▁ab", normalized=True), added("<n>", special=True),
-                   added("dd", normalized=True), added("e e", normalized=True, lstrip=True)]
-    norm_texts = ["a b", "xa b", " a b ", "c d", "c  d", "▁e", " e", "e", "<x>", " <x>", "▁<x>", "ab", " ab",
-                  "▁ab", "x ab", "<n>ab", " <n> ", "ddd", "d d", "e e", "  e e", "▁e▁e"]
+    norm_tokens = [
+        added("a b", normalized=True),
+        added("c d", normalized=False),
+        added("<x>", normalized=True),
+        added("▁e", normalized=False),
+        added("▁ab", normalized=True),
+        added("<n>", special=True),
+        added("dd", normalized=True),
+        added("e e", normalized=True, lstrip=True),
+    ]
+    norm_texts = [
+        "a b",
+        "xa b",
+        " a b ",
+        "c d",
+        "c  d",
+        "▁e",
+        " e",
+        "e",
+        "<x>",
+        " <x>",
+        "▁<x>",
+        "ab",
+        " ab",
+        "▁ab",
+        "x ab",
+        "<n>ab",
+        " <n> ",
+        "ddd",
+        "d d",
+        "e e",
+        "  e e",
+        "▁e▁e",
+    ]
     nv = _with_merged(["<unk>", "▁", " ", "<", ">"] + LETTERS + ["n"], SP_MERGES)
     for nname, norm, pre in (
-            ("llama", seq(prepend("▁"), replace(" ", "▁")), None),
-            ("prepend", prepend("▁"), None),
-            ("replace", replace(" ", "▁"), None),
-            ("replace_metaspace", replace("d", "e"), metaspace("never")),
-            ("prepend_whitespace", prepend("▁"), WHITESPACE)):
-        cases.append(Synthetic(f"normalized_added_{nname}", bpe_json(
-            nv, SP_MERGES, unk="<unk>", fuse_unk=True, normalizer=norm, pre=pre, added_tokens=norm_tokens),
-            norm_texts + ABC_TEXTS, needles=[t["content"] for t in norm_tokens]))
+        ("llama", seq(prepend("▁"), replace(" ", "▁")), None),
+        ("prepend", prepend("▁"), None),
+        ("replace", replace(" ", "▁"), None),
+        ("replace_metaspace", replace("d", "e"), metaspace("never")),
+        ("prepend_whitespace", prepend("▁"), WHITESPACE),
+    ):
+        cases.append(
+            Synthetic(
+                f"normalized_added_{nname}",
+                bpe_json(nv, SP_MERGES, unk="<unk>", fuse_unk=True, normalizer=norm, pre=pre, added_tokens=norm_tokens),
+                norm_texts + ABC_TEXTS,
+                needles=[t["content"] for t in norm_tokens],
+            )
+        )
     # Sequence normalizers: chained replaces (multi-character, deleting, growing), with NFC
     sv = _with_merged(["<unk>", "▁", "#", "y", "z", "\u0301", "é"] + LETTERS, SP_MERGES)
     for nname, norm in (
-            ("chain", seq(replace("ab", "x"), replace("x", "yz"), prepend("#"))),
-            ("delete", seq(replace("c", ""), replace("  ", " "))),
-            ("overlap", seq(replace("aa", "b"), replace("bb", "a"))),
-            ("empty_sequence", seq()),
-            ("nested", seq(seq(prepend("▁")), seq(replace(" ", "▁"), seq())))):
-        cases.append(Synthetic(f"sequence_{nname}", bpe_json(
-            sv, SP_MERGES, unk="<unk>", normalizer=norm, added_tokens=[added("yz", normalized=True),
-                                                                        added("<S>", special=True)]),
-            ABC_TEXTS + ["aaa", "aaaa", "abab", "xab", "cc  cc", "ccc"], needles=["yz", "<S>", "ab"]))
-    for nname, norm in (("nfc", seq({"type": "NFC"}, replace(" ", "▁"))),
-                        ("replace_then_nfc", seq(replace("q", "\u0301"), {"type": "NFC"})),
-                        ("nfc_alone", {"type": "NFC"})):
-        cases.append(Synthetic(f"sequence_{nname}", bpe_json(
-            sv, SP_MERGES, unk="<unk>", normalizer=norm, added_tokens=[added("é", normalized=True),
-                                                                        added("e\u0301x", normalized=False)]),
-            ABC_TEXTS + ["eq", "e\u0301", "é", "e\u0301x", "éx", "aq", "\u212b"], needles=["é", "e\u0301"]))
+        ("chain", seq(replace("ab", "x"), replace("x", "yz"), prepend("#"))),
+        ("delete", seq(replace("c", ""), replace("  ", " "))),
+        ("overlap", seq(replace("aa", "b"), replace("bb", "a"))),
+        ("empty_sequence", seq()),
+        ("nested", seq(seq(prepend("▁")), seq(replace(" ", "▁"), seq()))),
+    ):
+        cases.append(
+            Synthetic(
+                f"sequence_{nname}",
+                bpe_json(
+                    sv,
+                    SP_MERGES,
+                    unk="<unk>",
+                    normalizer=norm,
+                    added_tokens=[added("yz", normalized=True), added("<S>", special=True)],
+                ),
+                ABC_TEXTS + ["aaa", "aaaa", "abab", "xab", "cc  cc", "ccc"],
+                needles=["yz", "<S>", "ab"],
+            )
+        )
+    for nname, norm in (
+        ("nfc", seq({"type": "NFC"}, replace(" ", "▁"))),
+        ("replace_then_nfc", seq(replace("q", "\u0301"), {"type": "NFC"})),
+        ("nfc_alone", {"type": "NFC"}),
+    ):
+        cases.append(
+            Synthetic(
+                f"sequence_{nname}",
+                bpe_json(
+                    sv,
+                    SP_MERGES,
+                    unk="<unk>",
+                    normalizer=norm,
+                    added_tokens=[added("é", normalized=True), added("e\u0301x", normalized=False)],
+                ),
+                ABC_TEXTS + ["eq", "e\u0301", "é", "e\u0301x", "éx", "aq", "\u212b"],
+                needles=["é", "e\u0301"],
+            )
+        )
     # a regex Replace is not native: delegated, still exact
-    cases.append(Synthetic("replace_regex_delegated", bpe_json(
-        sv, SP_MERGES, unk="<unk>", normalizer={"type": "Replace", "pattern": {"Regex": "a+"}, "content": "b"}),
-        ABC_TEXTS, expect_native=False))
+    cases.append(
+        Synthetic(
+            "replace_regex_delegated",
+            bpe_json(
+                sv, SP_MERGES, unk="<unk>", normalizer={"type": "Replace", "pattern": {"Regex": "a+"}, "content": "b"}
+            ),
+            ABC_TEXTS,
+            expect_native=False,
+        )
+    )
     # ByteLevel variants and post-processors
     blv = _with_merged(BL, [("Ġ", "a"), ("Ġa", "b"), ("a", "b"), ("Ċ", "Ċ"), ("Ġ", "Ġ")])
     blm = [("Ġ", "a"), ("Ġa", "b"), ("a", "b"), ("Ċ", "Ċ"), ("Ġ", "Ġ")]
     blv_ids = {t: i for i, t in enumerate(blv + ["<s>", "</s>"])}
     for aps in (False, True):
         for rx in (True, False):
-            cases.append(Synthetic(f"bytelevel_prefix{aps}_regex{rx}", bpe_json(
-                blv, blm, pre=bytelevel(aps, rx), added_tokens=[added("<s>", special=True),
-                                                                 added("</s>", special=True)]),
-                ABC_TEXTS + [" ab\n\nab", "ab's", "\n\n\n"], needles=["<s>", "</s>"]))
+            cases.append(
+                Synthetic(
+                    f"bytelevel_prefix{aps}_regex{rx}",
+                    bpe_json(
+                        blv,
+                        blm,
+                        pre=bytelevel(aps, rx),
+                        added_tokens=[added("<s>", special=True), added("</s>", special=True)],
+                    ),
+                    ABC_TEXTS + [" ab\n\nab", "ab's", "\n\n\n"],
+                    needles=["<s>", "</s>"],
+                )
+            )
     for pname, post in (
-            ("roberta", {"type": "RobertaProcessing", "sep": ["</s>", blv_ids["</s>"]], "cls": ["<s>", blv_ids["<s>"]],
-                         "trim_offsets": True, "add_prefix_space": False}),
-            ("bert", {"type": "BertProcessing", "sep": ["</s>", blv_ids["</s>"]], "cls": ["<s>", blv_ids["<s>"]]}),
-            ("template", template(blv_ids)),
-            ("sequence", {"type": "Sequence", "processors": [
-                {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
-                template(blv_ids)]})):
-        cases.append(Synthetic(f"post_{pname}", bpe_json(
-            blv, blm, pre=bytelevel(), post=post, added_tokens=[added("<s>", special=True),
-                                                                added("</s>", special=True)]),
-            ABC_TEXTS, needles=["<s>", "</s>"]))
+        (
+            "roberta",
+            {
+                "type": "RobertaProcessing",
+                "sep": ["</s>", blv_ids["</s>"]],
+                "cls": ["<s>", blv_ids["<s>"]],
+                "trim_offsets": True,
+                "add_prefix_space": False,
+            },
+        ),
+        ("bert", {"type": "BertProcessing", "sep": ["</s>", blv_ids["</s>"]], "cls": ["<s>", blv_ids["<s>"]]}),
+        ("template", template(blv_ids)),
+        (
+            "sequence",
+            {
+                "type": "Sequence",
+                "processors": [
+                    {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+                    template(blv_ids),
+                ],
+            },
+        ),
+    ):
+        cases.append(
+            Synthetic(
+                f"post_{pname}",
+                bpe_json(
+                    blv,
+                    blm,
+                    pre=bytelevel(),
+                    post=post,
+                    added_tokens=[added("<s>", special=True), added("</s>", special=True)],
+                ),
+                ABC_TEXTS,
+                needles=["<s>", "</s>"],
+            )
+        )
     # Metaspace variants
     mv = _with_merged(["<unk>"] + LETTERS + ["▁"], SP_MERGES)
     for scheme in ("always", "first", "never"):
         for split in (True, False):
-            cases.append(Synthetic(f"metaspace_{scheme}_split{split}", bpe_json(
-                mv, SP_MERGES, unk="<unk>", fuse_unk=True, pre=metaspace(scheme, split),
-                added_tokens=[added("<s>", special=True)]),
-                ABC_TEXTS + ["▁ab", " ▁ab", "ab▁ab", "<s>ab", "<s> ab"], needles=["<s>", "▁"]))
+            cases.append(
+                Synthetic(
+                    f"metaspace_{scheme}_split{split}",
+                    bpe_json(
+                        mv,
+                        SP_MERGES,
+                        unk="<unk>",
+                        fuse_unk=True,
+                        pre=metaspace(scheme, split),
+                        added_tokens=[added("<s>", special=True)],
+                    ),
+                    ABC_TEXTS + ["▁ab", " ▁ab", "ab▁ab", "<s>ab", "<s> ab"],
+                    needles=["<s>", "▁"],
+                )
+            )
     # Vocabulary strings that are not their own BPE (no merge builds them): a piece equal to one
     # is still merged -- a plain vocabulary lookup would give "xyz" one id.
     uv = _with_merged(["<unk>"] + LETTERS, ABC_MERGES) + ["xyz", "bd", "dcba", "zz"]
     uid = {t: i for i, t in enumerate(uv)}
-    unbuilt = {"xyz": [uid["xy"], uid["z"]], "bd": [uid["b"], uid["d"]], "zz": [uid["z"], uid["z"]],
-               "abcd": [uid["abcd"]]}
+    unbuilt = {
+        "xyz": [uid["xy"], uid["z"]],
+        "bd": [uid["b"], uid["d"]],
+        "zz": [uid["z"], uid["z"]],
+        "abcd": [uid["abcd"]],
+    }
     unbuilt_texts = ABC_TEXTS + ["xyz bd dcba zz abcd", "xyz xyz", "zzz bdbd", "dcba abc"]
-    cases.append(Synthetic("unbuilt_vocab_strings_whitespace", bpe_json(uv, ABC_MERGES, unk="<unk>", pre=WHITESPACE),
-                           unbuilt_texts, oracle_expect=unbuilt))
-    cases.append(Synthetic("unbuilt_vocab_strings_bytelevel", bpe_json(uv, ABC_MERGES, pre=bytelevel()),
-                           unbuilt_texts, oracle_expect=unbuilt))
+    cases.append(
+        Synthetic(
+            "unbuilt_vocab_strings_whitespace",
+            bpe_json(uv, ABC_MERGES, unk="<unk>", pre=WHITESPACE),
+            unbuilt_texts,
+            oracle_expect=unbuilt,
+        )
+    )
+    cases.append(
+        Synthetic(
+            "unbuilt_vocab_strings_bytelevel",
+            bpe_json(uv, ABC_MERGES, pre=bytelevel()),
+            unbuilt_texts,
+            oracle_expect=unbuilt,
+        )
+    )
     # Long ByteLevel pieces are cut before characters no merge result bridges to the one before
     # (cpp/model/bridge_cuts.h).  A result "aé" bridges a|é, so that boundary stays whole; with
     # ignore_merges, a part that is a vocabulary string whose merges give something else ("bcd":
@@ -1003,21 +1128,51 @@ def synthetic_cases() -> list[Synthetic]:
     # same past the word cache's longest key, where the encoder computes no hash for it.)
     bv = _with_merged(list(BL), bridge_merges) + ["bcd", "q" * 17, "q" * 300]
     bid = {t: i for i, t in enumerate(bv)}
-    bridge_texts = ["x" * 12 + "aé" + "y" * 12, "z" * 7 + "bcd" + "z" * 9, "é" * 9 + "aé" * 5, "bcd" * 6,
-                    "abcdé" * 5, "中文" * 6 + "aé", " " + "éa" * 10, "bcd", "bcd bcd. bc,bcd",
-                    "q" * 17, "q" * 17 + "é", "q" * 18, "q" * 16, "é中" * 6, "x" * 12 + "é中" + "y" * 12,
-                    "q" * 300, "q" * 301, "bcd" * 100, "aé" * 150]
-    bridge_expect = {"x" * 12 + "aé" + "y" * 12: [bid["x"]] * 12 + [bid["a" + e_acute]] + [bid["y"]] * 12,
-                     "z" * 7 + "bcd" + "z" * 9: [bid["z"]] * 7 + [bid["bc"], bid["d"]] + [bid["z"]] * 9,
-                     "x" * 12 + "é中" + "y" * 12: [bid["x"]] * 12 + [bid[BL[0xC3]], bid[BL[0xA9] + BL[0xE4]],
-                                                   bid[BL[0xB8]], bid[BL[0xAD]]] + [bid["y"]] * 12}
+    bridge_texts = [
+        "x" * 12 + "aé" + "y" * 12,
+        "z" * 7 + "bcd" + "z" * 9,
+        "é" * 9 + "aé" * 5,
+        "bcd" * 6,
+        "abcdé" * 5,
+        "中文" * 6 + "aé",
+        " " + "éa" * 10,
+        "bcd",
+        "bcd bcd. bc,bcd",
+        "q" * 17,
+        "q" * 17 + "é",
+        "q" * 18,
+        "q" * 16,
+        "é中" * 6,
+        "x" * 12 + "é中" + "y" * 12,
+        "q" * 300,
+        "q" * 301,
+        "bcd" * 100,
+        "aé" * 150,
+    ]
+    bridge_expect = {
+        "x" * 12 + "aé" + "y" * 12: [bid["x"]] * 12 + [bid["a" + e_acute]] + [bid["y"]] * 12,
+        "z" * 7 + "bcd" + "z" * 9: [bid["z"]] * 7 + [bid["bc"], bid["d"]] + [bid["z"]] * 9,
+        "x" * 12 + "é中" + "y" * 12: [bid["x"]] * 12
+        + [bid[BL[0xC3]], bid[BL[0xA9] + BL[0xE4]], bid[BL[0xB8]], bid[BL[0xAD]]]
+        + [bid["y"]] * 12,
+    }
     for ignore in (False, True):
-        bridge_expect = dict(bridge_expect, bcd=[bid["bcd"]] if ignore else [bid["bc"], bid["d"]],
-                             **{"q" * 17: [bid["q" * 17]] if ignore else [bid["q"]] * 17,
-                                "q" * 300: [bid["q" * 300]] if ignore else [bid["q"]] * 300})
-        cases.append(Synthetic(f"bytelevel_cuts_ignore_merges{ignore}", bpe_json(
-            bv, bridge_merges, ignore_merges=ignore, pre=bytelevel()), ABC_TEXTS + bridge_texts,
-            oracle_expect=bridge_expect))
+        bridge_expect = dict(
+            bridge_expect,
+            bcd=[bid["bcd"]] if ignore else [bid["bc"], bid["d"]],
+            **{
+                "q" * 17: [bid["q" * 17]] if ignore else [bid["q"]] * 17,
+                "q" * 300: [bid["q" * 300]] if ignore else [bid["q"]] * 300,
+            },
+        )
+        cases.append(
+            Synthetic(
+                f"bytelevel_cuts_ignore_merges{ignore}",
+                bpe_json(bv, bridge_merges, ignore_merges=ignore, pre=bytelevel()),
+                ABC_TEXTS + bridge_texts,
+                oracle_expect=bridge_expect,
+            )
+        )
     # A ByteLevel vocabulary without some bytes' characters (falcon lacks 28: control characters
     # and bytes no UTF-8 text has): BPE drops such a byte and the symbols on either side of it
     # may then merge ("a\x03b" is "ab"), so a piece that holds one is never cut; the others are.
@@ -1025,12 +1180,30 @@ def synthetic_cases() -> list[Synthetic]:
     holes, hole_merges = {BL[0x03], BL[0x1E]}, [("a", "b"), ("c", "d"), ("ab", "cd")]
     hv = [t for t in _with_merged(list(BL), hole_merges) if t not in holes]
     hid = {t: i for i, t in enumerate(hv)}
-    hole_texts = ["x" * 20 + "a\x03b", "a\x03b" * 8, "ax\x03bx" * 5, "ab" * 10 + "\x1e" + "cd" * 10, "abcd" * 6,
-                  "x" * 9 + "a\x03\x1eb" * 6, "\x03" * 20, "x" * 30, "a\x03b", "ab\x03cd" * 4 + "x" * 9]
-    hole_expect = {"x" * 20 + "a\x03b": [hid["x"]] * 20 + [hid["ab"]],
-                   "ab\x03cd" * 4 + "x" * 9: [hid["abcd"]] * 4 + [hid["x"]] * 9}
-    cases.append(Synthetic("bytelevel_cuts_missing_bytes", bpe_json(hv, hole_merges, pre=bytelevel(use_regex=False)),
-                           ABC_TEXTS + hole_texts, oracle_expect=hole_expect))
+    hole_texts = [
+        "x" * 20 + "a\x03b",
+        "a\x03b" * 8,
+        "ax\x03bx" * 5,
+        "ab" * 10 + "\x1e" + "cd" * 10,
+        "abcd" * 6,
+        "x" * 9 + "a\x03\x1eb" * 6,
+        "\x03" * 20,
+        "x" * 30,
+        "a\x03b",
+        "ab\x03cd" * 4 + "x" * 9,
+    ]
+    hole_expect = {
+        "x" * 20 + "a\x03b": [hid["x"]] * 20 + [hid["ab"]],
+        "ab\x03cd" * 4 + "x" * 9: [hid["abcd"]] * 4 + [hid["x"]] * 9,
+    }
+    cases.append(
+        Synthetic(
+            "bytelevel_cuts_missing_bytes",
+            bpe_json(hv, hole_merges, pre=bytelevel(use_regex=False)),
+            ABC_TEXTS + hole_texts,
+            oracle_expect=hole_expect,
+        )
+    )
     # The same cuts in plain (Metaspace) pieces of 16+ bytes.  They are exact only while an
     # unknown character's symbols never merge: no character dropped (its neighbours could merge
     # across it: "a中b" is "ab" without unk or byte_fallback), no merge taking a <0xXX> token,
@@ -1042,22 +1215,57 @@ def synthetic_cases() -> list[Synthetic]:
     # ASCII and a three-byte character, so п|р, 字|符 and d|符 stay whole while р|п and 符|字
     # are cut -- by the character-pair filter of bridge_cuts.h; with each pair read the
     # wrong way round (y then x) it would cut them all.
-    plain_merges = [("a", "é"), ("x", "x"), ("▁", "x"), ("a", "b"), ("▁", "a"), ("é", "a"), ("x", "文"),
-                    ("文", "é"), ("字", "符"), ("п", "р"), ("d", "符")]
-    plain_texts = ["x" * 12 + "aé" + "y" * 12, "x" * 12 + "中文" + "y" * 12, "x" * 12 + "a中b" + "y" * 12,
-                   "é" * 8 + "中" * 6 + "aé" * 4, "ab" * 9 + "中" + "ab" * 9, "😀" * 5 + "x" * 9 + "文😀é",
-                   "xxxxxxxx aéaéaéaéaéaé 中文中文中文中文中文 abababababab", "éa" * 10, "y" + "éa" * 9 + "y",
-                   "x文" * 8, "文é" * 7 + "a", "yx文éa" * 5, "文" * 9 + "é" + "a" * 6, "b" * 9 + "x文" + "éé",
-                   "字符" * 9, "符" + "字符" * 8 + "字", "x" * 12 + "字符" + "y" * 12, "字文符字符é字" * 3,
-                   "пр" * 9, "р" + "пр" * 8 + "п", "x" * 12 + "пр" + "y" * 12, "d符" * 9, "x" * 12 + "d符" + "y" * 12]
+    plain_merges = [
+        ("a", "é"),
+        ("x", "x"),
+        ("▁", "x"),
+        ("a", "b"),
+        ("▁", "a"),
+        ("é", "a"),
+        ("x", "文"),
+        ("文", "é"),
+        ("字", "符"),
+        ("п", "р"),
+        ("d", "符"),
+    ]
+    plain_texts = [
+        "x" * 12 + "aé" + "y" * 12,
+        "x" * 12 + "中文" + "y" * 12,
+        "x" * 12 + "a中b" + "y" * 12,
+        "é" * 8 + "中" * 6 + "aé" * 4,
+        "ab" * 9 + "中" + "ab" * 9,
+        "😀" * 5 + "x" * 9 + "文😀é",
+        "xxxxxxxx aéaéaéaéaéaé 中文中文中文中文中文 abababababab",
+        "éa" * 10,
+        "y" + "éa" * 9 + "y",
+        "x文" * 8,
+        "文é" * 7 + "a",
+        "yx文éa" * 5,
+        "文" * 9 + "é" + "a" * 6,
+        "b" * 9 + "x文" + "éé",
+        "字符" * 9,
+        "符" + "字符" * 8 + "字",
+        "x" * 12 + "字符" + "y" * 12,
+        "字文符字符é字" * 3,
+        "пр" * 9,
+        "р" + "пр" * 8 + "п",
+        "x" * 12 + "пр" + "y" * 12,
+        "d符" * 9,
+        "x" * 12 + "d符" + "y" * 12,
+    ]
     plain_base = ["<unk>"] + ["▁"] + LETTERS + ["é", "文", "字", "符", "п", "р"]
-    for label, extra, kw in [("byte_fallback", BYTE_TOKENS, dict(unk="<unk>", byte_fallback=True)),
-                             ("unk_fused", [], dict(unk="<unk>", fuse_unk=True)),
-                             ("unk_unfused", [], dict(unk="<unk>", fuse_unk=False)),
-                             ("dropped", [], dict())]:
+    for label, extra, kw in [
+        ("byte_fallback", BYTE_TOKENS, dict(unk="<unk>", byte_fallback=True)),
+        ("unk_fused", [], dict(unk="<unk>", fuse_unk=True)),
+        ("unk_unfused", [], dict(unk="<unk>", fuse_unk=False)),
+        ("dropped", [], dict()),
+    ]:
         pv = _with_merged(plain_base + extra, plain_merges)
-        cases.append(Synthetic(f"metaspace_cuts_{label}", bpe_json(pv, plain_merges, pre=metaspace(), **kw),
-                               ABC_TEXTS + plain_texts))
+        cases.append(
+            Synthetic(
+                f"metaspace_cuts_{label}", bpe_json(pv, plain_merges, pre=metaspace(), **kw), ABC_TEXTS + plain_texts
+            )
+        )
     # A part of a cut piece that the word cache does not know is cut again where no merge can
     # split in context (Bpe::refine: BridgeCuts's quads -- the merge's left string ending with
     # the characters before the boundary, its right one starting with those after it).  Here
@@ -1067,21 +1275,42 @@ def synthetic_cases() -> list[Synthetic]:
     refine_merges = [("c", "a"), ("ca", "b"), ("b", "d"), ("a", "bd"), ("п", "р"), ("р", "a"), ("d", "пр")]
     refine_rng = random.Random("refine")
     refine_texts = ["dab" * 7, "cab" * 7, "abd" * 7, "cabd" * 5, "dпрa" * 6, "пр" * 10 + "a", "dabпрab" * 4]
-    refine_texts += ["".join(refine_rng.choice("abcdпр" + "ab" * 3) for _ in range(refine_rng.randint(8, 40)))
-                     + refine_rng.choice(["", " ", " dab"]) for _ in range(150)]
-    for label, extra, kw in [("byte_fallback", BYTE_TOKENS, dict(unk="<unk>", byte_fallback=True)),
-                             ("unk_fused", [], dict(unk="<unk>", fuse_unk=True))]:
+    refine_texts += [
+        "".join(refine_rng.choice("abcdпр" + "ab" * 3) for _ in range(refine_rng.randint(8, 40)))
+        + refine_rng.choice(["", " ", " dab"])
+        for _ in range(150)
+    ]
+    for label, extra, kw in [
+        ("byte_fallback", BYTE_TOKENS, dict(unk="<unk>", byte_fallback=True)),
+        ("unk_fused", [], dict(unk="<unk>", fuse_unk=True)),
+    ]:
         rv = _with_merged(["<unk>", "▁"] + LETTERS + ["п", "р"] + extra, refine_merges)
-        cases.append(Synthetic(f"metaspace_refine_{label}", bpe_json(rv, refine_merges, pre=metaspace(), **kw),
-                               ABC_TEXTS + refine_texts * 2))
+        cases.append(
+            Synthetic(
+                f"metaspace_refine_{label}",
+                bpe_json(rv, refine_merges, pre=metaspace(), **kw),
+                ABC_TEXTS + refine_texts * 2,
+            )
+        )
     bytes_merges = plain_merges + [("<0xE4>", "<0xB8>")]
     pv = _with_merged(plain_base + BYTE_TOKENS, bytes_merges)
-    cases.append(Synthetic("metaspace_cuts_byte_tokens_merge", bpe_json(
-        pv, bytes_merges, unk="<unk>", byte_fallback=True, pre=metaspace()), ABC_TEXTS + plain_texts))
+    cases.append(
+        Synthetic(
+            "metaspace_cuts_byte_tokens_merge",
+            bpe_json(pv, bytes_merges, unk="<unk>", byte_fallback=True, pre=metaspace()),
+            ABC_TEXTS + plain_texts,
+        )
+    )
     # Sequence pre-tokenizer (Whitespace-then-Metaspace)
-    cases.append(Synthetic("pre_sequence", bpe_json(
-        mv, SP_MERGES, unk="<unk>", pre={"type": "Sequence", "pretokenizers": [WHITESPACE_SPLIT, metaspace()]}),
-        ABC_TEXTS))
+    cases.append(
+        Synthetic(
+            "pre_sequence",
+            bpe_json(
+                mv, SP_MERGES, unk="<unk>", pre={"type": "Sequence", "pretokenizers": [WHITESPACE_SPLIT, metaspace()]}
+            ),
+            ABC_TEXTS,
+        )
+    )
     return cases
 
 
@@ -1089,8 +1318,9 @@ SYNTHETIC = synthetic_cases()
 
 
 def synthetic_texts(case: Synthetic) -> list[str]:
-    vocab_chars = sorted({ch for t in json.loads(case.json)["model"]["vocab"] for ch in t
-                          if len(t) <= 3 and not t.startswith("<0x")})
+    vocab_chars = sorted(
+        {ch for t in json.loads(case.json)["model"]["vocab"] for ch in t if len(t) <= 3 and not t.startswith("<0x")}
+    )
     pool = vocab_chars + [" ", " ", "  ", "\n", "\t", "é", "中", "😀", "q", "\u0301", "▁", "A"]
     rng = random.Random(f"synthetic:{case.id}")
     out = list(case.texts)
@@ -1183,15 +1413,30 @@ def test_gaps_between_raw_added_tokens_are_encoded_together_exactly(form):
     else:
         vocab = _with_merged(SPECIALS + BYTE_TOKENS + ["▁", "<", ">", "/", "\n", "\t"] + LETTERS, SP_MERGES)
         normalizer = replace(" ", "▁") if form == "gemma" else seq(prepend("▁"), replace(" ", "▁"))
-        pre = ({"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithPrevious", "invert": False}
-               if form == "gemma" else None)
-        text_json = bpe_json(vocab, SP_MERGES, unk="<unk>", byte_fallback=True, normalizer=normalizer, pre=pre,
-                             added_tokens=added_tokens)
+        pre = (
+            {"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithPrevious", "invert": False}
+            if form == "gemma"
+            else None
+        )
+        text_json = bpe_json(
+            vocab, SP_MERGES, unk="<unk>", byte_fallback=True, normalizer=normalizer, pre=pre, added_tokens=added_tokens
+        )
     oracle = tokenizers.Tokenizer.from_str(text_json)
     rng = random.Random(f"gaps:{form}")
     pool = GAP_TOKENS + ["<s>", "a", "ab c", " ", "  ", "xy", "abc d", "é", "中", "<", ">", "/", "\r", "e e"]
-    texts = ["", "\n", "\n\n\n", "<b></b>", "a\n", "\na", " \n ", "a\n\nb", "\n \n", "<s>\n<s>",
-             "abc\tabc\n\tx <b>y</b> z\n"]
+    texts = [
+        "",
+        "\n",
+        "\n\n\n",
+        "<b></b>",
+        "a\n",
+        "\na",
+        " \n ",
+        "a\n\nb",
+        "\n \n",
+        "<s>\n<s>",
+        "abc\tabc\n\tx <b>y</b> z\n",
+    ]
     texts += ["".join(rng.choice(pool) for _ in range(rng.randint(1, 40))) for _ in range(300)]
     texts.append("".join(rng.choice(pool) for _ in range(30_000)))  # several runs of 32 KiB
     for cache in (None, 4096):
@@ -1203,7 +1448,7 @@ def test_gaps_between_raw_added_tokens_are_encoded_together_exactly(form):
         report.check()
         want = [e.ids for e in oracle.encode_batch(texts)]
         ids, offsets = tok.encode_batch_flat(texts, num_threads=2)
-        assert [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(texts))] == want
+        assert [ids[offsets[i] : offsets[i + 1]].tolist() for i in range(len(texts))] == want
     for limit in (1, 7, 50):
         doc = json.loads(text_json)
         doc["truncation"] = {"direction": "Right", "max_length": limit, "strategy": "LongestFirst", "stride": 0}
@@ -1224,13 +1469,20 @@ def test_misses_wait_across_added_tokens_and_a_delegated_gap():
     merges = [("a", "b"), ("c", "d"), ("ab", "cd"), ("e", "a")]
     # (Lowercase: each gap's normalized text is in a buffer the next gap reuses)
     normalizer = {"type": "Sequence", "normalizers": [{"type": "NFC"}, {"type": "Lowercase"}]}
-    json_text = bpe_json(vocab, merges, unk="[UNK]", normalizer=normalizer, pre={"type": "Whitespace"},
-                         added_tokens=[added("<sep>", normalized=False)])
+    json_text = bpe_json(
+        vocab,
+        merges,
+        unk="[UNK]",
+        normalizer=normalizer,
+        pre={"type": "Whitespace"},
+        added_tokens=[added("<sep>", normalized=False)],
+    )
     rng = random.Random(5)
 
     def words(k):
-        return " ".join("".join(rng.choice(letters + letters.upper()) for _ in range(rng.randint(1, 9)))
-                        for _ in range(k))
+        return " ".join(
+            "".join(rng.choice(letters + letters.upper()) for _ in range(rng.randint(1, 9))) for _ in range(k)
+        )
 
     plain = "<sep>".join(words(7) for _ in range(12))
     late = "<sep>".join(words(5) for _ in range(6)) + "<sep>cafe\u0301"  # NFC changes its last gap
@@ -1239,7 +1491,7 @@ def test_misses_wait_across_added_tokens_and_a_delegated_gap():
     for threads in (1, 2):
         tok = tagpipe.Tokenizer.from_str(json_text)  # (a new cache: every word a miss at first)
         ids, offsets = tok.encode_batch_flat(texts, num_threads=threads)
-        assert [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(texts))] == want, threads
+        assert [ids[offsets[i] : offsets[i + 1]].tolist() for i in range(len(texts))] == want, threads
         assert [tagpipe.Tokenizer.from_str(json_text).encode(t) for t in texts] == want
 
 
@@ -1252,7 +1504,7 @@ def assert_cached_passes_exact(json_text, texts, oracle, budgets):
             tok = tagpipe.Tokenizer.from_str(json_text, cache_bytes=cache_bytes)
             for _ in range(3):
                 ids, offsets = tok.encode_batch_flat(texts, num_threads=threads)
-                got = [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(texts))]
+                got = [ids[offsets[i] : offsets[i + 1]].tolist() for i in range(len(texts))]
                 assert got == want, (cache_bytes, threads)
             assert [tok.encode(t) for t in texts] == want
 
@@ -1277,13 +1529,17 @@ def test_cut_pieces_of_short_parts_are_cached_whole_exactly():
         return "".join(rng.choice(letters + unknown) for _ in range(rng.randint(lo, hi)))
 
     def long_word():  # known letters, one part each, and unknown pairs, one part each (often new)
-        parts = [rng.choice(letters) if rng.random() < 0.7 else rng.choice(unknown) + rng.choice(unknown)
-                 for _ in range(rng.randint(12, 80))]
+        parts = [
+            rng.choice(letters) if rng.random() < 0.7 else rng.choice(unknown) + rng.choice(unknown)
+            for _ in range(rng.randint(12, 80))
+        ]
         return "".join(parts)
 
     longs = [long_word() for _ in range(60)]
-    texts = [" ".join(rng.choice(longs) if rng.random() < 0.4 else word(1, 12) for _ in range(rng.randint(1, 80)))
-             for _ in range(80)]
+    texts = [
+        " ".join(rng.choice(longs) if rng.random() < 0.4 else word(1, 12) for _ in range(rng.randint(1, 80)))
+        for _ in range(80)
+    ]
     assert_cached_passes_exact(json_text, texts, oracle, (None, 4096))
 
 
@@ -1304,16 +1560,21 @@ def test_medium_tier_pieces_exactly():
     rng = random.Random(13)
 
     def cut_word():  # 4-20 units or letters: 16-31 bytes, mostly, cut into parts of one id
-        return "".join(rng.choice(units) if rng.random() < 0.8 else rng.choice("abcdefgh")
-                       for _ in range(rng.randint(4, 20)))
+        return "".join(
+            rng.choice(units) if rng.random() < 0.8 else rng.choice("abcdefgh") for _ in range(rng.randint(4, 20))
+        )
 
     def unknown_run():  # 2-30 unknown characters: as many unk ids, one part
         return "".join(rng.choice("xyzw") for _ in range(rng.randint(2, 30)))
 
     words = [cut_word() for _ in range(80)] + [unknown_run() for _ in range(80)]
-    texts = [" ".join(rng.choice(words) if rng.random() < 0.7 else cut_word() + rng.choice(["", unknown_run()])
-                      for _ in range(rng.randint(1, 60)))
-             for _ in range(60)]
+    texts = [
+        " ".join(
+            rng.choice(words) if rng.random() < 0.7 else cut_word() + rng.choice(["", unknown_run()])
+            for _ in range(rng.randint(1, 60))
+        )
+        for _ in range(60)
+    ]
     lengths = {len(w.encode()) for t in texts for w in t.split()}
     assert {n for n in lengths if 16 <= n <= 31} and {n for n in lengths if n < 16}
     assert_cached_passes_exact(json_text, texts, oracle, (None, 300_000, 4096))
@@ -1322,12 +1583,14 @@ def test_medium_tier_pieces_exactly():
 def test_explain_names_the_cut_rule():
     """explain() says whether long new pieces are cut, and which exactness condition stops it."""
     by_id = {c.id: c for c in SYNTHETIC}
-    cases = {"bytelevel_cuts_ignore_mergesFalse": "BPE cuts: a new piece of 16+ bytes is cut",
-             "metaspace_cuts_byte_fallback": "BPE cuts: a new piece of 16+ bytes is cut",
-             "metaspace_cuts_dropped": "BPE cuts: off (an unknown character is dropped",
-             "metaspace_cuts_byte_tokens_merge": "BPE cuts: off (a merge takes a <0xXX> or unk token)",
-             "bytelevel_cuts_missing_bytes": "(cpp/model/bridge_cuts.h); not a piece that holds one of the 2 bytes "
-                                             "whose ByteLevel character is not in the vocabulary"}
+    cases = {
+        "bytelevel_cuts_ignore_mergesFalse": "BPE cuts: a new piece of 16+ bytes is cut",
+        "metaspace_cuts_byte_fallback": "BPE cuts: a new piece of 16+ bytes is cut",
+        "metaspace_cuts_dropped": "BPE cuts: off (an unknown character is dropped",
+        "metaspace_cuts_byte_tokens_merge": "BPE cuts: off (a merge takes a <0xXX> or unk token)",
+        "bytelevel_cuts_missing_bytes": "(cpp/model/bridge_cuts.h); not a piece that holds one of the 2 bytes "
+        "whose ByteLevel character is not in the vocabulary",
+    }
     for case, line in cases.items():
         assert line in tagpipe.Tokenizer.from_str(by_id[case].json).explain(), case
 
@@ -1335,11 +1598,11 @@ def test_explain_names_the_cut_rule():
 def test_harness_nfc_active():
     """Harness self-check of the NFC-delegation criterion (needs no tagpipe)."""
     assert nfc_active("Hello world, 日本語 Привет 😀 ĳ é") == []
-    assert nfc_active("e\u0301") == ["\u0301"]          # composes with e
-    assert nfc_active("\u212b") == ["\u212b"]            # a singleton: changed alone
-    assert nfc_active("\u1100\u1161") == ["\u1161"]      # Hangul L+V
-    assert nfc_active("\u0323") == ["\u0323"]            # ccc 220: reordered before U+0301
-    assert "\u0334" in nfc_active("\u0334")              # ccc 1: moves before a ccc-240 mark
+    assert nfc_active("e\u0301") == ["\u0301"]  # composes with e
+    assert nfc_active("\u212b") == ["\u212b"]  # a singleton: changed alone
+    assert nfc_active("\u1100\u1161") == ["\u1161"]  # Hangul L+V
+    assert nfc_active("\u0323") == ["\u0323"]  # ccc 220: reordered before U+0301
+    assert "\u0334" in nfc_active("\u0334")  # ccc 1: moves before a ccc-240 mark
 
 
 def _own_token_strings(oracle, byte_level: bool) -> int:
@@ -1355,10 +1618,15 @@ def _own_token_strings(oracle, byte_level: bool) -> int:
     return n
 
 
-@pytest.mark.parametrize("case_id,byte_level", [("unbuilt_vocab_strings_whitespace", False),
-                                                ("unbuilt_vocab_strings_bytelevel", True),
-                                                ("ignore_merges_True_whitespace", False),
-                                                ("ignore_merges_False_whitespace", False)])
+@pytest.mark.parametrize(
+    "case_id,byte_level",
+    [
+        ("unbuilt_vocab_strings_whitespace", False),
+        ("unbuilt_vocab_strings_bytelevel", True),
+        ("ignore_merges_True_whitespace", False),
+        ("ignore_merges_False_whitespace", False),
+    ],
+)
 def test_word_seed_is_the_strings_that_are_their_own_token(case_id, byte_level):
     """The word seed (cpp/model/word_seed.h) holds exactly the vocabulary strings whose BPE is
     their own token -- "xyz", "bd", "dcba", "zz" are not (no merge builds them) -- and with
@@ -1376,8 +1644,9 @@ def test_word_seed_is_the_strings_that_are_their_own_token(case_id, byte_level):
 @pytest.mark.parametrize("name,byte_level", [("gpt2", True), ("llama2", False)])
 def test_word_seed_of_real_vocabularies(name, byte_level):
     path = str(SHARED / "tokenizers" / name / "tokenizer.json")
-    assert tagpipe.Tokenizer.from_file(path)._native.seed_size == \
-        _own_token_strings(tokenizers.Tokenizer.from_file(path), byte_level)
+    assert tagpipe.Tokenizer.from_file(path)._native.seed_size == _own_token_strings(
+        tokenizers.Tokenizer.from_file(path), byte_level
+    )
 
 
 def test_synthetic_cases_are_distinct_where_it_matters():
@@ -1386,10 +1655,11 @@ def test_synthetic_cases_are_distinct_where_it_matters():
 
     def ids(case_id, text):
         return by_id[case_id].encode(text, add_special_tokens=False).ids
+
     assert ids("ignore_merges_True_whitespace", "abc") != ids("ignore_merges_False_whitespace", "abc")
     assert ids("unk_fuseTrue_null", "qq") != ids("unk_fuseFalse_null", "qq")
-    assert 0 not in ids("byte_fallback_full_metaspace_fuseTrue", "中")      # bytes ...
-    assert 0 in ids("byte_fallback_partial_unkTrue_fuseTrue", "中")         # ... or <unk> (id 0)
+    assert 0 not in ids("byte_fallback_full_metaspace_fuseTrue", "中")  # bytes ...
+    assert 0 in ids("byte_fallback_partial_unkTrue_fuseTrue", "中")  # ... or <unk> (id 0)
     assert ids("duplicated_merges_pairs", "abc") == ids("duplicated_merges_strings", "abc")
     assert ids("merges_pairs", "abcd xy") == ids("merges_strings", "abcd xy")
 
@@ -1413,6 +1683,7 @@ def _run_threads(fn, n: int):
             results[k] = fn(k)
         except BaseException as e:  # noqa: BLE001
             errors[k] = e
+
     threads = [threading.Thread(target=body, args=(k,), daemon=True) for k in range(n)]
     for t in threads:
         t.start()
@@ -1456,6 +1727,7 @@ def test_concurrency(name, cache_bytes):
         order = list(range(len(texts)))
         random.Random(k).shuffle(order)
         return {i: tok.encode(texts[i]) for i in order}
+
     for k, res in enumerate(_run_threads(worker, 8)):
         for i, g in res.items():
             if g != want[i]:
@@ -1467,9 +1739,36 @@ def test_concurrency(name, cache_bytes):
 # 7. API edges
 # ---------------------------------------------------------------------------------------
 
-EDGE_TEXTS = ["", " ", "  ", " " * 1000, "\n", "\t", "\r\n", " \n ", "\u3000", "\xa0", "a", "é", "e\u0301",
-              "😀", "\x00", "\ufeff", "\U0010ffff", "▁", "▁▁ ▁", "Ġ", "<0x41>", "x" * 5000, "ab" * 3000,
-              "中" * 3000, " a" * 3000, "\n" * 2000, "1" * 999, "'s" * 500]
+EDGE_TEXTS = [
+    "",
+    " ",
+    "  ",
+    " " * 1000,
+    "\n",
+    "\t",
+    "\r\n",
+    " \n ",
+    "\u3000",
+    "\xa0",
+    "a",
+    "é",
+    "e\u0301",
+    "😀",
+    "\x00",
+    "\ufeff",
+    "\U0010ffff",
+    "▁",
+    "▁▁ ▁",
+    "Ġ",
+    "<0x41>",
+    "x" * 5000,
+    "ab" * 3000,
+    "中" * 3000,
+    " a" * 3000,
+    "\n" * 2000,
+    "1" * 999,
+    "'s" * 500,
+]
 
 
 @needs_shared
@@ -1504,8 +1803,8 @@ def test_20mb_string(name):
     tok, oracle = tagpipe_for(name), oracle_for(name)
     unit = _big_unit()
     enc = [oracle.encode(unit * k, add_special_tokens=False).ids for k in (2, 3, 4)]
-    q = enc[1][len(enc[0]):]
-    p = enc[0][:len(enc[0]) - len(q)]
+    q = enc[1][len(enc[0]) :]
+    p = enc[0][: len(enc[0]) - len(q)]
     if not q or enc[0] != p + q or enc[2] != p + q * 3:
         pytest.skip("the oracle's ids are not periodic over copies of the unit")
     copies = BIG_TEXT_CHARS // len(unit) + 1
@@ -1517,15 +1816,20 @@ def test_20mb_string(name):
         pytest.skip(f"tagpipe took {elapsed:.1f} s on {len(big.encode()) / 1e6:.0f} MB (> {BIG_TEXT_MAX_SECONDS} s)")
     want = np.concatenate([np.asarray(p, np.uint32), np.tile(np.asarray(q, np.uint32), copies - 1)])
     if got.shape != want.shape or not np.array_equal(got, want):
-        i = int(np.argmax(got[:min(len(got), len(want))] != want[:min(len(got), len(want))])) \
-            if len(got) and len(want) else 0
-        pytest.fail(f"[{name}] 20 MB text: {len(got)} ids vs expected {len(want)}; first difference at id "
-                    f"{i}: tagpipe {got[i:i + 6].tolist()} expected {want[i:i + 6].tolist()}")
+        i = (
+            int(np.argmax(got[: min(len(got), len(want))] != want[: min(len(got), len(want))]))
+            if len(got) and len(want)
+            else 0
+        )
+        pytest.fail(
+            f"[{name}] 20 MB text: {len(got)} ids vs expected {len(want)}; first difference at id "
+            f"{i}: tagpipe {got[i : i + 6].tolist()} expected {want[i : i + 6].tolist()}"
+        )
     ids, offsets = tok.encode_batch_flat([big, unit], add_special_tokens=False)
     unit_ids = oracle.encode(unit, add_special_tokens=False).ids
     assert offsets.tolist() == [0, len(want), len(want) + len(unit_ids)]
-    assert np.array_equal(ids[:offsets[1]], want)
-    assert ids[offsets[1]:offsets[2]].tolist() == unit_ids
+    assert np.array_equal(ids[: offsets[1]], want)
+    assert ids[offsets[1] : offsets[2]].tolist() == unit_ids
 
 
 @needs_shared
@@ -1537,14 +1841,21 @@ def test_lone_surrogate_raises_value_error_naming_it(name):
     def named(e):
         s = str(e).lower()
         return "u+d800" in s or "\\ud800" in s
-    calls = [lambda: tok.encode(bad), lambda: tok.encode(bad, False), lambda: tok.encode_to_numpy(bad),
-             lambda: tok.encode_batch(["ok", bad]), lambda: tok.encode_batch_flat(["ok", "x", bad]),
-             lambda: tok.encode("\udfff")]
+
+    calls = [
+        lambda: tok.encode(bad),
+        lambda: tok.encode(bad, False),
+        lambda: tok.encode_to_numpy(bad),
+        lambda: tok.encode_batch(["ok", bad]),
+        lambda: tok.encode_batch_flat(["ok", "x", bad]),
+        lambda: tok.encode("\udfff"),
+    ]
     for k, call in enumerate(calls):
         with pytest.raises(ValueError) as info:
             call()
-        assert named(info.value) or "u+dfff" in str(info.value).lower() or "\\udfff" in str(info.value), \
+        assert named(info.value) or "u+dfff" in str(info.value).lower() or "\\udfff" in str(info.value), (
             f"call #{k}: {info.value!r}"
+        )
 
 
 @needs_shared
@@ -1556,19 +1867,25 @@ def test_every_str_width_encodes_as_its_utf8(name):
     edges of each UTF-8 form, and a lone surrogate at every position of a step and the tail."""
     tok, oracle = tagpipe_outside(name), oracle_for(name)
     rng = random.Random(29)
-    pools = {"ascii": "ab ,.\n\x7f", "latin-1": "ab \x80\xe9\xff",
-             "ucs-2": "ab \xe9\u07ff\u0800\u0416\u4e2d\ud7ff\ue000\uffff",
-             "ucs-4": "ab \xe9\u0416\u4e2d\uffff\U00010000\U0001f600\U0010ffff"}
-    texts = ["".join(rng.choice(pool) for _ in range(n)) for pool in pools.values()
-             for n in (0, 1, 3, 4, 5, 15, 16, 17, 20, 31, 32, 33, 100, 1000)]
+    pools = {
+        "ascii": "ab ,.\n\x7f",
+        "latin-1": "ab \x80\xe9\xff",
+        "ucs-2": "ab \xe9\u07ff\u0800\u0416\u4e2d\ud7ff\ue000\uffff",
+        "ucs-4": "ab \xe9\u0416\u4e2d\uffff\U00010000\U0001f600\U0010ffff",
+    }
+    texts = [
+        "".join(rng.choice(pool) for _ in range(n))
+        for pool in pools.values()
+        for n in (0, 1, 3, 4, 5, 15, 16, 17, 20, 31, 32, 33, 100, 1000)
+    ]
     want = oracle_ids(oracle, texts, True)
     for text, w in zip(texts, want):
         assert tok.encode(text) == w, repr(text[:40])
     ids, offsets = tok.encode_batch_flat(texts)
-    assert [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(texts))] == want
+    assert [ids[offsets[i] : offsets[i + 1]].tolist() for i in range(len(texts))] == want
     for wide in ("\u4e2d" * 40, "\U0001f600" * 40):
         for at in (0, 1, 3, 4, 15, 16, 17, 35, 39):
-            bad = wide[:at] + "\udc80" + wide[at + 1:]
+            bad = wide[:at] + "\udc80" + wide[at + 1 :]
             for call in (lambda: tok.encode(bad), lambda: tok.encode_batch_flat(["ok", bad, wide])):
                 with pytest.raises(ValueError, match=f"U\\+DC80 at index {at}"):
                     call()
@@ -1594,11 +1911,11 @@ def test_non_str_raises_type_error(name):
 @pytest.mark.parametrize("name", ["gpt2", "llama2", "qwen3", "gemma3", "all-minilm-l6-v2"])
 def test_numpy_and_flat_forms(name):
     tok, oracle = tagpipe_outside(name), oracle_for(name)
-    texts = ["", "Hello world", " ", "é\u0301 中文 😀", "<s></s><|endoftext|>", "x" * 100] + \
-        S.random_texts(50, seed=11)
+    texts = ["", "Hello world", " ", "é\u0301 中文 😀", "<s></s><|endoftext|>", "x" * 100] + S.random_texts(50, seed=11)
 
     class MyStr(str):
         pass
+
     for add_special in (True, False):
         arr = tok.encode_to_numpy("Hello world", add_special)
         assert isinstance(arr, np.ndarray) and arr.dtype == np.uint32 and arr.ndim == 1
@@ -1612,8 +1929,12 @@ def test_numpy_and_flat_forms(name):
         assert offsets.dtype == np.int64 and offsets.shape == (len(texts) + 1,)
         assert offsets[0] == 0 and offsets[-1] == len(ids) and np.all(np.diff(offsets) >= 0)
         for i, t in enumerate(texts):
-            assert ids[offsets[i]:offsets[i + 1]].tolist() == batch[i] == tok.encode(t, add_special) \
-                == oracle.encode(t, add_special_tokens=add_special).ids, (name, add_special, t)
+            assert (
+                ids[offsets[i] : offsets[i + 1]].tolist()
+                == batch[i]
+                == tok.encode(t, add_special)
+                == oracle.encode(t, add_special_tokens=add_special).ids
+            ), (name, add_special, t)
         tuple_batch = tok.encode_batch(tuple(texts), add_special)
         gen_batch = tok.encode_batch((t for t in texts), add_special)
         assert tuple_batch == gen_batch == batch

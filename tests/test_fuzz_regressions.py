@@ -1,17 +1,15 @@
 """Replays the fuzz corpus (fuzz/corpus: inputs the differential fuzzer found interesting,
 and every input that once failed) through the fuzz harness: tagpipe and the oracle must agree
-on every one.  fuzz/run.sh adds to the corpus; see fuzz/harness.py for what one input means."""
+on every one.  fuzz/run.sh adds to the corpus; see fuzz/differential.py for what one input means."""
+
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, needs_shared
-
-sys.path.insert(0, str(REPO / "fuzz"))
-import harness  # noqa: E402
+from fuzz import differential as harness
+from support.data import REPO, needs_shared
 
 CORPUS = sorted((REPO / "fuzz" / "corpus").iterdir())
 
@@ -33,7 +31,8 @@ def test_harness_detects_a_difference(monkeypatch):
     data = bytes([0, 0, 7, 0, 20]) + b"hello world the end"
     t = harness.target(0)
     real = type(t.tok).encode
-    monkeypatch.setattr(type(t.tok), "encode", lambda self, text, add_special_tokens=True:
-                        real(self, text, add_special_tokens)[:-1])
+    monkeypatch.setattr(
+        type(t.tok), "encode", lambda self, text, add_special_tokens=True: real(self, text, add_special_tokens)[:-1]
+    )
     with pytest.raises(AssertionError, match="differs"):
         harness.check(data)

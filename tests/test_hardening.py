@@ -2,6 +2,7 @@
 budget.  Every result is checked against the oracle's ids; every thread is joined with a
 timeout (a deadlock fails the test instead of hanging the run).  Runs with the bundled GPT-2
 alone; with ../shared it also uses llama3 and mixes several tokenizers."""
+
 from __future__ import annotations
 
 import random
@@ -13,7 +14,7 @@ import tokenizers
 import tagpipe
 from tagpipe import cli
 
-from conftest import SHARED
+from support.data import SHARED
 
 TIMEOUT = 180  # seconds for every thread of one test together
 SHARED_NAMES = ["gpt2", "llama2", "llama3", "gpt-4o", "qwen3", "deepseek-v3", "mistral-7b-v0.1"]
@@ -86,7 +87,7 @@ def test_many_threads_share_one_tokenizer(shared_tok):
             add = rnd.random() < 0.5
             order = list(range(len(docs)))
             rnd.shuffle(order)
-            order = order[:rnd.randint(1, len(order))]
+            order = order[: rnd.randint(1, len(order))]
             how = (k + checked) % 4
             if how == 0:
                 got = [tok.encode(docs[i], add_special_tokens=add) for i in order[:40]]
@@ -98,7 +99,7 @@ def test_many_threads_share_one_tokenizer(shared_tok):
                 got = tok.encode_batch([docs[i] for i in order], add_special_tokens=add, num_threads=1 + k % 3)
             else:
                 ids, off = tok.encode_batch_flat([docs[i] for i in order], add_special_tokens=add, num_threads=2)
-                got = [ids[off[j]:off[j + 1]].tolist() for j in range(len(order))]
+                got = [ids[off[j] : off[j + 1]].tolist() for j in range(len(order))]
             expect = [want[add][i] for i in order]
             assert got == expect, f"thread {k}, way {how}: ids differ from the oracle's"
             checked += 1
@@ -175,7 +176,7 @@ def test_cache_stays_small_for_a_few_words():
     assert 256 << 10 < tok.cache_used <= tok.cache_bytes
 
 
-BATCH_MEMORY = r'''
+BATCH_MEMORY = r"""
 import json, sys
 from pathlib import Path
 import tagpipe
@@ -196,7 +197,7 @@ Path("/proc/self/clear_refs").write_text("5")  # the peak starts again from here
 ids, offsets = tok.encode_batch_flat(texts, num_threads=2)
 assert len(ids) == 20_000_000 and (ids[:4] == [0, 1, 0, 1]).all()
 print(status("VmHWM") - base, ids.nbytes + offsets.nbytes)
-'''
+"""
 
 
 def test_a_batch_holds_its_ids_once(tmp_path):
@@ -210,8 +211,9 @@ def test_a_batch_holds_its_ids_once(tmp_path):
         pytest.skip("no /proc/self/clear_refs to reset the peak RSS")
     if "libasan" in os.environ.get("LD_PRELOAD", ""):  # (scripts/sanitize.sh)
         pytest.skip("under AddressSanitizer freed memory waits in quarantine: RSS says nothing about the assembly")
-    out = subprocess.run([sys.executable, "-c", BATCH_MEMORY], capture_output=True, text=True, cwd=tmp_path,
-                         timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", BATCH_MEMORY], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
     assert out.returncode == 0, out.stderr
     growth, output = map(int, out.stdout.split())
     assert growth <= output + (40 << 20), f"RSS grew by {growth >> 20} MiB for {output >> 20} MiB of ids"

@@ -6,6 +6,7 @@ with a TokenizerJsonError (a ValueError) that names the JSON path -- never a cra
 
 The 10-million-merge file takes minutes and gigabytes on both sides: it runs only with
 TAGPIPE_SLOW=1; by default the same generator makes 300,000 merges."""
+
 from __future__ import annotations
 
 import json
@@ -19,10 +20,19 @@ import tagpipe
 from tagpipe import cli
 from tagpipe.spec import TokenizerJsonError
 
-import test_malformed as malformed
+from support import malformed
+from support.hostile import merges_file
 
 BASE = json.loads(cli.bundled_tokenizer_json())
-TEXTS = ["Hello the world !", " the the  the", "ab abbbbbbbbbbbbbbbbbbbb aab", "xyxyxyxyxyxyxyxyyx yxxy", "東京 naïve 12345", "", "<x><x>a<x>"]
+TEXTS = [
+    "Hello the world !",
+    " the the  the",
+    "ab abbbbbbbbbbbbbbbbbbbb aab",
+    "xyxyxyxyxyxyxyxyyx yxxy",
+    "東京 naïve 12345",
+    "",
+    "<x><x>a<x>",
+]
 MAX_SECONDS = 60
 
 
@@ -37,14 +47,21 @@ def vocab_id(token, value):
 
 
 def added(**fields):
-    token = {"id": 50300, "content": "<x>", "single_word": False, "lstrip": False, "rstrip": False,
-             "normalized": False, "special": True}
+    token = {
+        "id": 50300,
+        "content": "<x>",
+        "single_word": False,
+        "lstrip": False,
+        "rstrip": False,
+        "normalized": False,
+        "special": True,
+    }
     token.update(fields)
     return edit(lambda j: j["added_tokens"].append(token))
 
 
 def merge_onto_own_part(j):
-    """"ab" has the id of "a": the merge a+b gives a again, which merges with the next b ...
+    """ "ab" has the id of "a": the merge a+b gives a again, which merges with the next b ...
     (a loop if merging did not shrink the word every time)."""
     v = j["model"]["vocab"]
     v["ab"] = v["a"]
@@ -72,7 +89,7 @@ CASES = {
     "id 2**31": (vocab_id("Ġthe", 2**31), None),
     "id 2**32": (vocab_id("Ġthe", 2**32), "model.vocab['Ġthe']"),
     "id 2**64": (vocab_id("Ġthe", 2**64), "model.vocab['Ġthe']"),
-    "id -2**63": (vocab_id("Ġthe", -2**63), "model.vocab['Ġthe']"),
+    "id -2**63": (vocab_id("Ġthe", -(2**63)), "model.vocab['Ġthe']"),
     "id 1.5": (vocab_id("Ġthe", 1.5), "model.vocab['Ġthe']"),
     "id as a string": (vocab_id("Ġthe", "3"), "model.vocab['Ġthe']"),
     "id true": (vocab_id("Ġthe", True), "model.vocab['Ġthe']"),
@@ -127,42 +144,37 @@ def test_file_that_is_not_utf8(tmp_path):
 
 def test_huge_added_token_list():
     """100,000 added tokens (some sharing prefixes, some special, some normalized)."""
+
     def change(j):
         for i in range(100_000):
-            j["added_tokens"].append({"id": 50257 + i, "content": f"<t{i}>" if i % 3 else f"tok{i}x",
-                                      "single_word": i % 7 == 0, "lstrip": i % 5 == 0, "rstrip": i % 11 == 0,
-                                      "normalized": i % 2 == 0, "special": i % 4 == 0})
+            j["added_tokens"].append(
+                {
+                    "id": 50257 + i,
+                    "content": f"<t{i}>" if i % 3 else f"tok{i}x",
+                    "single_word": i % 7 == 0,
+                    "lstrip": i % 5 == 0,
+                    "rstrip": i % 11 == 0,
+                    "normalized": i % 2 == 0,
+                    "special": i % 4 == 0,
+                }
+            )
+
     texts = TEXTS + ["<t1><t2> tok3x <t99999>tok99999x <t100000> <t5", " tok0x  <t6>  "]
     assert check_like_the_oracle(edit(change), None, texts) is not None
 
 
-def merges_file(n_merges: int) -> str:
-    """A valid BPE file with n_merges merges: every string over 16 letters up to the length
-    needed is a token, and each is its prefix merged with its last letter."""
-    letters = "abcdefghijklmnop"
-    vocab = {c: i for i, c in enumerate(letters)}
-    merges = []
-    level = list(letters)
-    while len(merges) < n_merges:
-        nxt = []
-        for s in level:
-            for c in letters:
-                if len(merges) == n_merges:
-                    break
-                vocab[s + c] = len(vocab)
-                merges.append([s, c])
-                nxt.append(s + c)
-        level = nxt
-    return json.dumps({"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
-                       "normalizer": None, "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None,
-                       "decoder": None, "model": {"type": "BPE", "dropout": None, "unk_token": None,
-                                                  "continuing_subword_prefix": None, "end_of_word_suffix": None,
-                                                  "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
-                                                  "vocab": vocab, "merges": merges}})
-
-
-@pytest.mark.parametrize("n_merges", [300_000, pytest.param(10_000_000, marks=pytest.mark.skipif(
-    os.environ.get("TAGPIPE_SLOW") != "1", reason="10 million merges: minutes and GBs; TAGPIPE_SLOW=1"))])
+@pytest.mark.parametrize(
+    "n_merges",
+    [
+        300_000,
+        pytest.param(
+            10_000_000,
+            marks=pytest.mark.skipif(
+                os.environ.get("TAGPIPE_SLOW") != "1", reason="10 million merges: minutes and GBs; TAGPIPE_SLOW=1"
+            ),
+        ),
+    ],
+)
 def test_millions_of_merges(n_merges):
     text = merges_file(n_merges)
     t0 = time.monotonic()

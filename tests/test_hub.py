@@ -1,6 +1,7 @@
 """from_pretrained: a real Hugging Face cache layout read offline, local paths, and the errors
 a user can act on (the Hub's HTTP answers are mocked as huggingface_hub's exceptions; no test
 touches the network)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -19,14 +20,15 @@ from tagpipe.hub import HubError
 hf = pytest.importorskip("huggingface_hub")
 from huggingface_hub import errors as hf_errors  # noqa: E402
 
-from conftest import SHARED  # noqa: E402
+from support.data import SHARED  # noqa: E402
 
 GPT2 = cli.bundled_tokenizer_json()
 COMMIT_1, COMMIT_2 = "1" * 40, "2" * 40
 
 
-def fake_cache(root: Path, repo: str, files_by_commit: dict[str, dict[str, "str | bytes"]],
-               refs: dict[str, str]) -> Path:
+def fake_cache(
+    root: Path, repo: str, files_by_commit: dict[str, dict[str, "str | bytes"]], refs: dict[str, str]
+) -> Path:
     """The layout huggingface_hub writes: blobs named by content hash, snapshots/<commit>/
     holding symlinks to them, refs/<branch> naming a commit."""
     repo_dir = root / ("models--" + repo.replace("/", "--"))
@@ -53,34 +55,55 @@ def other_tokenizer() -> str:
     import json
 
     j = json.loads(GPT2)
-    j["added_tokens"].append({"id": 50257, "content": "<|rev2|>", "single_word": False, "lstrip": False,
-                              "rstrip": False, "normalized": False, "special": True})
+    j["added_tokens"].append(
+        {
+            "id": 50257,
+            "content": "<|rev2|>",
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+    )
     return json.dumps(j)
 
 
 def test_offline_cache_by_repo_id_and_revision(tmp_path):
     """In a fresh interpreter with HF_HUB_OFFLINE=1 and HF_HUB_CACHE pointing at the layout,
     exactly as a user's machine would be."""
-    cache = fake_cache(tmp_path / "hub", "acme/tok", {COMMIT_1: {"tokenizer.json": GPT2},
-                                                      COMMIT_2: {"tokenizer.json": other_tokenizer()}},
-                       {"main": COMMIT_1, "v2": COMMIT_2})
+    cache = fake_cache(
+        tmp_path / "hub",
+        "acme/tok",
+        {COMMIT_1: {"tokenizer.json": GPT2}, COMMIT_2: {"tokenizer.json": other_tokenizer()}},
+        {"main": COMMIT_1, "v2": COMMIT_2},
+    )
     script = (
         "import tagpipe, tokenizers\n"
         "t = 'Hello world, 東京 <|endoftext|>'\n"
         "for rev, commit in [(None, '1'), ('v2', '2'), ('2' * 40, '2')]:\n"
         "    tok = tagpipe.from_pretrained('acme/tok', revision=rev)\n"
-        f"    ref = tokenizers.Tokenizer.from_file(r'{cache}/models--acme--tok/snapshots/' + commit * 40 + '/tokenizer.json')\n"
+        f"    ref = tokenizers.Tokenizer.from_file(r'{cache}/models--acme--tok/snapshots/' + commit * 40\n"
+        f"                                         + '/tokenizer.json')\n"
         "    assert tok.encode(t) == ref.encode(t).ids, rev\n"
-        "    print(rev, tok.vocab_size)\n")
+        "    print(rev, tok.vocab_size)\n"
+    )
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_HUB_CACHE=str(cache), HF_HOME=str(tmp_path / "home"))
-    r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, cwd=tmp_path,
-                       timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
     assert r.returncode == 0, r.stderr
     sizes = [line.split()[1] for line in r.stdout.splitlines()]
     assert sizes[0] == "50257" and sizes[1] == sizes[2] != sizes[0]
     # and through the command line, by repo id
-    run = subprocess.run([sys.executable, "-m", "tagpipe", "explain", "acme/tok"], env=env, capture_output=True,
-                         text=True, cwd=tmp_path, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-m", "tagpipe", "explain", "acme/tok"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert run.returncode == 0 and "tagpipe: native" in run.stdout, run.stderr
 
 
@@ -121,11 +144,14 @@ def _http_error(cls, status: int):
     return cls(f"{status} Client Error", response=response)
 
 
-@pytest.mark.parametrize("raised, message", [
-    (lambda: _http_error(hf_errors.GatedRepoError, 403), "is a gated repo: accept its terms"),
-    (lambda: _http_error(hf_errors.RepositoryNotFoundError, 404), "no such repo on the Hub"),
-    (lambda: _http_error(hf_errors.RevisionNotFoundError, 404), "no revision 'nope'"),
-])
+@pytest.mark.parametrize(
+    "raised, message",
+    [
+        (lambda: _http_error(hf_errors.GatedRepoError, 403), "is a gated repo: accept its terms"),
+        (lambda: _http_error(hf_errors.RepositoryNotFoundError, 404), "no such repo on the Hub"),
+        (lambda: _http_error(hf_errors.RevisionNotFoundError, 404), "no revision 'nope'"),
+    ],
+)
 def test_hub_errors_say_what_to_do(monkeypatch, raised, message):
     def download(repo_id, filename, **kw):
         raise raised()

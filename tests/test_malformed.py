@@ -1,20 +1,18 @@
 """Malformed and unusual tokenizer.json files: each is accepted exactly when the oracle
 accepts it (and then encodes like it), and otherwise refused with a TokenizerJsonError that
 names the JSON path -- never another exception, a crash or a hang."""
+
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
-import tokenizers
 
-import tagpipe
 from tagpipe import cli
-from tagpipe.spec import TokenizerJsonError
+
+from support.malformed import check_like_the_oracle
 
 BASE = cli.bundled_tokenizer_json()
-TEXTS = ["Hello the world !", " the the  the", "zzzq qqqz", "東京 naïve 12345", "", "!!!"]
 
 
 def edit(change):
@@ -29,6 +27,7 @@ def setitem(path, value):
         for key in path[:-1]:
             node = node[key]
         node[path[-1]] = value
+
     return change
 
 
@@ -42,9 +41,14 @@ CASES = {
     "merges is a string": (edit(setitem(["model", "merges"], "a b")), "model.merges"),
     "unknown pre_tokenizer type": (edit(setitem(["pre_tokenizer"], {"type": "Foo"})), "pre_tokenizer"),
     "unknown model type": (edit(setitem(["model", "type"], "Bpe")), "model"),
-    "bad Split behavior": (edit(setitem(["pre_tokenizer"], {"type": "Split", "pattern": {"String": " "},
-                                                            "behavior": "Isolate", "invert": False})),
-                           "pre_tokenizer.behavior"),
+    "bad Split behavior": (
+        edit(
+            setitem(
+                ["pre_tokenizer"], {"type": "Split", "pattern": {"String": " "}, "behavior": "Isolate", "invert": False}
+            )
+        ),
+        "pre_tokenizer.behavior",
+    ),
     "merge of a missing token": (edit(lambda j: j["model"]["merges"].insert(0, "zzzq qqqz")), "model.merges[0]"),
     "merge result missing": (edit(lambda j: j["model"]["merges"].insert(0, "Ġ zzz")), "model.merges[0]"),
     "id out of range": (edit(setitem(["model", "vocab", "Ġthe"], 10**12)), "model.vocab['Ġthe']"),
@@ -52,40 +56,24 @@ CASES = {
     "duplicate ids": (edit(setitem(["model", "vocab", "Ġthe"], 0)), None),
     "empty-string merge": (edit(lambda j: j["model"]["merges"].insert(0, "")), "model.merges[0]"),
     "duplicate merges": (edit(lambda j: j["model"]["merges"].append(j["model"]["merges"][5])), None),
-    "added token id far out": (edit(lambda j: j["added_tokens"].append(
-        {"id": 4_000_000_000, "content": "<big>", "single_word": False, "lstrip": False, "rstrip": False,
-         "normalized": False, "special": True})), None),
-    "added token without fields": (edit(lambda j: j["added_tokens"].append({"id": 5, "content": "x"})),
-                                   "added_tokens"),
+    "added token id far out": (
+        edit(
+            lambda j: j["added_tokens"].append(
+                {
+                    "id": 4_000_000_000,
+                    "content": "<big>",
+                    "single_word": False,
+                    "lstrip": False,
+                    "rstrip": False,
+                    "normalized": False,
+                    "special": True,
+                }
+            )
+        ),
+        None,
+    ),
+    "added token without fields": (edit(lambda j: j["added_tokens"].append({"id": 5, "content": "x"})), "added_tokens"),
 }
-
-
-def oracle_or_none(text):
-    try:
-        return tokenizers.Tokenizer.from_str(text)
-    except Exception:  # noqa: BLE001 - the oracle's refusals are plain Exceptions
-        return None
-
-
-def check_like_the_oracle(text: str, path, texts=TEXTS, max_seconds: float = 60):
-    """tagpipe accepts `text` exactly when the oracle does (then the same ids on `texts`, one
-    by one and as a 2-thread batch); else its TokenizerJsonError names `path`.  Also used by
-    tests/test_hostile_files.py.  Returns the Tokenizer, or None when refused."""
-    oracle = oracle_or_none(text)
-    t0 = time.monotonic()
-    try:
-        tok = tagpipe.Tokenizer.from_str(text)
-    except TokenizerJsonError as e:
-        assert oracle is None, f"the oracle accepts it, tagpipe refused: {e}"
-        assert path is not None and path in str(e), str(e)[:300]
-        return None
-    finally:
-        assert time.monotonic() - t0 < max_seconds
-    assert oracle is not None, "tagpipe accepted a file the oracle refuses"
-    for t in texts:
-        assert tok.encode(t) == oracle.encode(t).ids, t
-    assert tok.encode_batch(texts, num_threads=2) == [e.ids for e in oracle.encode_batch(texts)]
-    return tok
 
 
 @pytest.mark.parametrize("name", list(CASES))

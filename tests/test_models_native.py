@@ -14,6 +14,7 @@
   repeated pieces, missing unk tokens (the oracle raises: tagpipe delegates the text, so
   that it raises the same way), plus random vocabularies against random text.
 """
+
 from __future__ import annotations
 
 import functools
@@ -25,16 +26,22 @@ import tokenizers
 from hypothesis import given
 from hypothesis import strategies as st
 
-import strategies as S
 import tagpipe
-from conftest import CORPORA, SHARED, corpus_ids, needs_shared
-from test_encode_parity import HYPOTHESIS, Report, corpus_docs, run_and_compare
+
+from support import strategies as S
+from support.data import CORPORA, SHARED, corpus_ids, needs_shared
+from support.parity import HYPOTHESIS, Report, corpus_docs, run_and_compare
 
 FAMILIES = ["all-minilm-l6-v2", "bert-wiki", "t5-small", "marian-ortx-nmt", "rwkv-midi-wordlevel"]
-MODEL_TYPE = {"all-minilm-l6-v2": "WordPiece", "bert-wiki": "WordPiece", "t5-small": "Unigram",
-              "marian-ortx-nmt": "Unigram", "rwkv-midi-wordlevel": "WordLevel"}
-RANDOM_VOCABS = 40        # random tiny vocabularies per model type ...
-RANDOM_VOCAB_TEXTS = 60   # ... each against this many random texts
+MODEL_TYPE = {
+    "all-minilm-l6-v2": "WordPiece",
+    "bert-wiki": "WordPiece",
+    "t5-small": "Unigram",
+    "marian-ortx-nmt": "Unigram",
+    "rwkv-midi-wordlevel": "WordLevel",
+}
+RANDOM_VOCABS = 40  # random tiny vocabularies per model type ...
+RANDOM_VOCAB_TEXTS = 60  # ... each against this many random texts
 
 
 # ---------------------------------------------------------------------------------------
@@ -82,22 +89,58 @@ def test_stripped_variant_is_native(name):
 def test_corpus_documents(name, corpus, add_special):
     docs = corpus_docs(corpus, name)
     report = report_for(name)
-    run_and_compare(report, tagpipe_stripped(name), [d.text for d in docs], add_special, native=True, nfc=None,
-                    labels=[d.label for d in docs])
+    run_and_compare(
+        report,
+        tagpipe_stripped(name),
+        [d.text for d in docs],
+        add_special,
+        native=True,
+        nfc=None,
+        labels=[d.label for d in docs],
+    )
     report.check()
 
 
 def _edge_texts(name: str) -> list[str]:
     long_word = "pneumonoultramicroscopicsilicovolcanoconiosis"
     texts = [
-        "", " ", "   ", "\n\t", "a", "Hello world", "HELLO World", "hello, world!",
-        "café naïve résumé Ångström Łódź", "e\u0301 a\u0300 o\u0308", "ﬁ ﬂ Ⅻ ½ ²",
-        "日本語のテキスト 中文文本 한국어", "混合mixed文本text", "🙂😀👍🏽 👨‍👩‍👧", "\u200b\u200d\ufeff",
-        "\x00\x01\x1f\x7f\x85 ctrl", "\ue000\U000f0000 private", "\U0001d400\U0001d41a math",
-        "x" * 99, "x" * 100, "x" * 101, "é" * 100, "é" * 101, "日" * 101, long_word * 3,
-        "a" * 5000, ("word " * 200).strip(), "tab\tsep\tvalues", "line\r\nbreaks\u2028here",
-        "▁ ▁▁ ▁x x▁", "<unk> [UNK] </s> <s> <pad> [CLS] [SEP]", "##a ##", "a##b", "0123456789 3.14 1,000",
-        "\u0378\u0380 unassigned", "\U0010ffff\U000e0001", "Zürich-Straße 1–2 — “quoted” «guillemets»",
+        "",
+        " ",
+        "   ",
+        "\n\t",
+        "a",
+        "Hello world",
+        "HELLO World",
+        "hello, world!",
+        "café naïve résumé Ångström Łódź",
+        "e\u0301 a\u0300 o\u0308",
+        "ﬁ ﬂ Ⅻ ½ ²",
+        "日本語のテキスト 中文文本 한국어",
+        "混合mixed文本text",
+        "🙂😀👍🏽 👨‍👩‍👧",
+        "\u200b\u200d\ufeff",
+        "\x00\x01\x1f\x7f\x85 ctrl",
+        "\ue000\U000f0000 private",
+        "\U0001d400\U0001d41a math",
+        "x" * 99,
+        "x" * 100,
+        "x" * 101,
+        "é" * 100,
+        "é" * 101,
+        "日" * 101,
+        long_word * 3,
+        "a" * 5000,
+        ("word " * 200).strip(),
+        "tab\tsep\tvalues",
+        "line\r\nbreaks\u2028here",
+        "▁ ▁▁ ▁x x▁",
+        "<unk> [UNK] </s> <s> <pad> [CLS] [SEP]",
+        "##a ##",
+        "a##b",
+        "0123456789 3.14 1,000",
+        "\u0378\u0380 unassigned",
+        "\U0010ffff\U000e0001",
+        "Zürich-Straße 1–2 — “quoted” «guillemets»",
     ]
     return texts + [t.upper() for t in texts] + [t + " " + t for t in texts[:20]]
 
@@ -132,8 +175,9 @@ def test_hypothesis_text(name, data):
     report = report_for(name)
     for add_special in (True, False):
         want = oracle_stripped(name).encode(text, add_special_tokens=add_special).ids
-        run_and_compare(report, tagpipe_stripped(name), [text], add_special, native=True, nfc=None,
-                        do_shrink=False, want=[want])
+        run_and_compare(
+            report, tagpipe_stripped(name), [text], add_special, native=True, nfc=None, do_shrink=False, want=[want]
+        )
     report.check()
 
 
@@ -157,16 +201,31 @@ def test_threads_and_cache(name):
 
 
 def _tokenizer_json(model: dict, added: list | None = None, pre: dict | None = None) -> str:
-    return json.dumps({
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": added or [],
-        "normalizer": None, "pre_tokenizer": pre if pre is not None else {"type": "WhitespaceSplit"},
-        "post_processor": None, "decoder": None, "model": model})
+    return json.dumps(
+        {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": added or [],
+            "normalizer": None,
+            "pre_tokenizer": pre if pre is not None else {"type": "WhitespaceSplit"},
+            "post_processor": None,
+            "decoder": None,
+            "model": model,
+        }
+    )
 
 
 def wordpiece(vocab: list[str], unk: str = "[UNK]", prefix: str = "##", max_chars: int = 100) -> str:
-    return _tokenizer_json({"type": "WordPiece", "unk_token": unk, "continuing_subword_prefix": prefix,
-                            "max_input_chars_per_word": max_chars,
-                            "vocab": {t: i for i, t in enumerate(vocab)}})
+    return _tokenizer_json(
+        {
+            "type": "WordPiece",
+            "unk_token": unk,
+            "continuing_subword_prefix": prefix,
+            "max_input_chars_per_word": max_chars,
+            "vocab": {t: i for i, t in enumerate(vocab)},
+        }
+    )
 
 
 def wordlevel(vocab: list[str], unk: str = "[UNK]") -> str:
@@ -174,8 +233,9 @@ def wordlevel(vocab: list[str], unk: str = "[UNK]") -> str:
 
 
 def unigram(pieces: list[tuple[str, float]], unk_id=0, byte_fallback: bool = False) -> str:
-    return _tokenizer_json({"type": "Unigram", "unk_id": unk_id, "vocab": [[p, s] for p, s in pieces],
-                            "byte_fallback": byte_fallback})
+    return _tokenizer_json(
+        {"type": "Unigram", "unk_id": unk_id, "vocab": [[p, s] for p, s in pieces], "byte_fallback": byte_fallback}
+    )
 
 
 def _oracle_result(oracle, text):
@@ -216,9 +276,35 @@ def assert_same(json_text: str, texts: list[str]) -> None:
 
 def test_wordpiece_greedy_corner_cases():
     vocab = ["[UNK]", "a", "ab", "abc", "##b", "##bc", "##c", "##d", "b", "c", "##", "###", "é", "##é", "日", "##本"]
-    assert_same(wordpiece(vocab), [
-        "a", "ab", "abc", "abcd", "abcc", "abd", "abx", "ac", "bc", "##", "###", "##b", "a##", "aé", "éé",
-        "日本", "日本本", "本", "abcabc", "x", "", "a b c", "ab##c", "abcdd"])
+    assert_same(
+        wordpiece(vocab),
+        [
+            "a",
+            "ab",
+            "abc",
+            "abcd",
+            "abcc",
+            "abd",
+            "abx",
+            "ac",
+            "bc",
+            "##",
+            "###",
+            "##b",
+            "a##",
+            "aé",
+            "éé",
+            "日本",
+            "日本本",
+            "本",
+            "abcabc",
+            "x",
+            "",
+            "a b c",
+            "ab##c",
+            "abcdd",
+        ],
+    )
 
 
 def test_wordpiece_whole_word_unk_and_max_chars():
@@ -240,20 +326,39 @@ def test_wordpiece_missing_unk_raises_like_the_oracle():
 
 
 def test_wordlevel():
-    assert_same(wordlevel(["[UNK]", "hello", "world", "日本", "é"]),
-                ["hello world", "Hello", "日本 日本語", "é e\u0301", "", "hello  world  x"])
+    assert_same(
+        wordlevel(["[UNK]", "hello", "world", "日本", "é"]),
+        ["hello world", "Hello", "日本 日本語", "é e\u0301", "", "hello  world  x"],
+    )
     assert_same(wordlevel(["hello", "world"], unk="[UNK]"), ["hello world", "hello there", "", "world"])
     assert_same(wordlevel(["hello", "<unk>"], unk="<unk>"), ["hello x", "<unk>"])
 
 
 def test_unigram_ties_and_scores():
-    pieces = [("<unk>", 0.0), ("a", -1.0), ("b", -1.0), ("ab", -2.0), ("ba", -2.0), ("aba", -3.0),
-              ("abab", -4.0), ("c", -1.5), ("bc", -2.5), ("abc", -3.5)]
+    pieces = [
+        ("<unk>", 0.0),
+        ("a", -1.0),
+        ("b", -1.0),
+        ("ab", -2.0),
+        ("ba", -2.0),
+        ("aba", -3.0),
+        ("abab", -4.0),
+        ("c", -1.5),
+        ("bc", -2.5),
+        ("abc", -3.5),
+    ]
     texts = ["a", "ab", "aba", "abab", "ababab", "bab", "abc", "abcabc", "cba", "ba"]
     assert_same(unigram(pieces), texts)
     # f64 accumulation: sums that differ only in the last bits
-    fine = [("<unk>", 0.0), ("a", 0.1), ("b", 0.2), ("ab", 0.30000000000000004), ("c", 0.3), ("bc", 0.5),
-            ("abc", 0.6000000000000001)]
+    fine = [
+        ("<unk>", 0.0),
+        ("a", 0.1),
+        ("b", 0.2),
+        ("ab", 0.30000000000000004),
+        ("c", 0.3),
+        ("bc", 0.5),
+        ("abc", 0.6000000000000001),
+    ]
     assert_same(unigram(fine), ["ab", "abc", "bc", "abcabc", "cab"])
 
 
@@ -355,8 +460,7 @@ def test_explain_lines():
     assert "model: Unigram(2 pieces, unk_id 0) -> native" in tok.explain()
     # a ByteLevel pre-tokenizer before a non-BPE model: delegated, and said so
     bl = json.loads(wordpiece(["[UNK]", "a"]))
-    bl["pre_tokenizer"] = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
-                           "use_regex": True}
+    bl["pre_tokenizer"] = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
     tok = tagpipe.Tokenizer.from_str(json.dumps(bl))
     assert not tok.native and "ByteLevel pre-tokenizer before a non-BPE model" in tok.explain()
     assert tok.encode("a a") == tokenizers.Tokenizer.from_str(json.dumps(bl)).encode("a a").ids

@@ -2,14 +2,14 @@
 
 Every native normalizer is compared with ``tokenizers.normalizers.X(...).normalize_str(text)``
 (0.23.3) through ``_core.normalize(steps, text)``, the steps planned by
-``tagpipe.build.plan_normalizer`` from the normalizer's JSON:
+``tagpipe.plan.plan_normalizer`` from the normalizer's JSON (parsed by ``tagpipe.spec``):
 
 * every scalar value, in chunks (each chunk once as a run of consecutive code points --
   combining marks pile up, Hangul jamo meet -- and once with each character between 'a' and
   ' ');
 * the corpora, line by line and in ~64 kB blocks, for the fixtures' own normalizers
   (all-minilm-l6-v2, bert-wiki, t5-small, marian-ortx-nmt, rwkv-midi-wordlevel);
-* hypothesis text (tests/strategies.py) and hand-picked edge cases;
+* hypothesis text (tests/support/strategies.py) and hand-picked edge cases;
 * through whole tokenizers: a small BPE file with the normalizer in front of Metaspace
   (prepend_scheme "first", whose decision reads the origins the normalizer keeps).
 
@@ -17,23 +17,24 @@ A native result must equal the oracle's; ``None`` (the call is delegated) is all
 for Precompiled, NFC and NFKC (per-call delegation by design) and is counted: the corpora must
 stay almost entirely native.
 """
+
 from __future__ import annotations
 
 import functools
 import json
-from pathlib import Path
 
 import pytest
 import tokenizers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import strategies as S
 import tagpipe
-from conftest import CORPORA, SHARED, corpus_ids, needs_shared
 from tagpipe import _core
-from tagpipe.plan import Plan
-from tagpipe.build import plan_normalizer
+from tagpipe.plan import Plan, plan_normalizer
+from tagpipe.spec import parse_normalizer
+
+from support import strategies as S
+from support.data import CORPORA, SHARED, corpus_ids, needs_shared
 
 FIXTURES = ["all-minilm-l6-v2", "bert-wiki", "t5-small", "marian-ortx-nmt", "rwkv-midi-wordlevel"]
 SCALARS = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
@@ -41,13 +42,40 @@ CHUNK = 8192
 MAX_DELEGATED_SHARE = 0.01  # of corpus lines, for the normalizers that may delegate per call
 
 EDGE_CASES = [
-    "", " ", "  ", "\t\n\r\n", "a\u0301\u0302\u0303\u0304\u0316\u0334\u0345", "e\u0301\u0301\u0301",
-    "\u0345\u0334a", "\u1e09\u0323\u0301", "ΣΑΣ ΟΔΟΣ σς", "İstanbul İ", "ß ẞ ŉ ǰ ΐ ﬃ", "中文字符 𠀀 〇 ㊀ 豈",
-    "\x00\x01\x7f\x85\u200b\u200c\u200d\ufeff\ufffd", "a\r\nb\rc\nd", "\u2028\u2029\u3000\u00a0",
-    "👨\u200d👩\u200d👧\u200d👦 🇫🇷🇩🇪 ❤️ 👍🏽 1️⃣", "\u1100\u1161\u11a8 \uac00\u11a8 \u1100\uac00 한국어",
-    "क्ष क्\u200dष ষ্ক", "ำน เกม", "ａｂｃ　ＡＢＣ①½™ℌ", "x" * 300, "é" * 200, "\u0301" * 50,
-    "  lead and trail  ", "\u3000\u3000x\u3000", "a  b   c    d", " ", "\u200e \u200f", "ﷺ ﷻ ㍻",
-    "Ǆǅǆ ǈ ǲ", "ΆΈΉ ϓ ϔ", "\U0001d400\U0001d7ce", "\u0e33\u0e33", "\u09be\u09df\u09c7\u09dc",
+    "",
+    " ",
+    "  ",
+    "\t\n\r\n",
+    "a\u0301\u0302\u0303\u0304\u0316\u0334\u0345",
+    "e\u0301\u0301\u0301",
+    "\u0345\u0334a",
+    "\u1e09\u0323\u0301",
+    "ΣΑΣ ΟΔΟΣ σς",
+    "İstanbul İ",
+    "ß ẞ ŉ ǰ ΐ ﬃ",
+    "中文字符 𠀀 〇 ㊀ 豈",
+    "\x00\x01\x7f\x85\u200b\u200c\u200d\ufeff\ufffd",
+    "a\r\nb\rc\nd",
+    "\u2028\u2029\u3000\u00a0",
+    "👨\u200d👩\u200d👧\u200d👦 🇫🇷🇩🇪 ❤️ 👍🏽 1️⃣",
+    "\u1100\u1161\u11a8 \uac00\u11a8 \u1100\uac00 한국어",
+    "क्ष क्\u200dष ষ্ক",
+    "ำน เกม",
+    "ａｂｃ　ＡＢＣ①½™ℌ",
+    "x" * 300,
+    "é" * 200,
+    "\u0301" * 50,
+    "  lead and trail  ",
+    "\u3000\u3000x\u3000",
+    "a  b   c    d",
+    " ",
+    "\u200e \u200f",
+    "ﷺ ﷻ ㍻",
+    "Ǆǅǆ ǈ ǲ",
+    "ΆΈΉ ϓ ϔ",
+    "\U0001d400\U0001d7ce",
+    "\u0e33\u0e33",
+    "\u09be\u09df\u09c7\u09dc",
 ]
 
 
@@ -57,16 +85,24 @@ EDGE_CASES = [
 
 
 def plan_steps(node: dict) -> tuple[list, Plan]:
-    plan, steps = Plan(), []
-    plan_normalizer(node, "normalizer", plan, steps)
+    plan = Plan()
+    steps = plan_normalizer(parse_normalizer(node), "normalizer", plan)
     return steps, plan
 
 
 def oracle_normalizer(node: dict):
     """The oracle's normalizer built from this JSON (through a whole tokenizer file)."""
-    doc = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": node,
-           "pre_tokenizer": None, "post_processor": None, "decoder": None,
-           "model": {"type": "WordLevel", "vocab": {"[UNK]": 0}, "unk_token": "[UNK]"}}
+    doc = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [],
+        "normalizer": node,
+        "pre_tokenizer": None,
+        "post_processor": None,
+        "decoder": None,
+        "model": {"type": "WordLevel", "vocab": {"[UNK]": 0}, "unk_token": "[UNK]"},
+    }
     return tokenizers.Tokenizer.from_str(json.dumps(doc)).normalizer
 
 
@@ -107,9 +143,11 @@ class Checker:
         if self.wrong:
             text, got, want = self.wrong[0]
             i = next((k for k in range(min(len(got), len(want))) if got[k] != want[k]), min(len(got), len(want)))
-            pytest.fail(f"{self.node['type']} {what}: {len(self.wrong)} of {self.checked} texts differ; first at "
-                        f"char {i}: text {text[max(0, i - 20):i + 20]!r} native {got[max(0, i - 20):i + 20]!r} "
-                        f"oracle {want[max(0, i - 20):i + 20]!r}")
+            pytest.fail(
+                f"{self.node['type']} {what}: {len(self.wrong)} of {self.checked} texts differ; first at "
+                f"char {i}: text {text[max(0, i - 20) : i + 20]!r} native {got[max(0, i - 20) : i + 20]!r} "
+                f"oracle {want[max(0, i - 20) : i + 20]!r}"
+            )
         if not self.may_delegate:
             assert self.delegated == 0, f"{self.delegated} texts delegated by a normalizer that never delegates"
         if max_share is not None:
@@ -120,8 +158,13 @@ class Checker:
 # The normalizers, standalone
 # ---------------------------------------------------------------------------------------
 
-BERT = {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True, "strip_accents": None,
-        "lowercase": True}
+BERT = {
+    "type": "BertNormalizer",
+    "clean_text": True,
+    "handle_chinese_chars": True,
+    "strip_accents": None,
+    "lowercase": True,
+}
 STANDALONE = {
     "Lowercase": {"type": "Lowercase"},
     "StripAccents": {"type": "StripAccents"},
@@ -130,8 +173,13 @@ STANDALONE = {
     "Bert": BERT,
     "Bert-clean": {**BERT, "handle_chinese_chars": False, "strip_accents": False, "lowercase": False},
     "Bert-chinese": {**BERT, "clean_text": False, "strip_accents": False, "lowercase": False},
-    "Bert-strip-only": {**BERT, "clean_text": False, "handle_chinese_chars": False, "strip_accents": True,
-                        "lowercase": False},
+    "Bert-strip-only": {
+        **BERT,
+        "clean_text": False,
+        "handle_chinese_chars": False,
+        "strip_accents": True,
+        "lowercase": False,
+    },
     "Bert-cased": {**BERT, "lowercase": False},  # strip_accents null follows lowercase: off
     "Bert-lower-keep-accents": {**BERT, "strip_accents": False},
     "NFKC": {"type": "NFKC"},
@@ -140,14 +188,31 @@ STANDALONE = {
     "Strip-left": {"type": "Strip", "strip_left": True, "strip_right": False},
     "Strip-right": {"type": "Strip", "strip_left": False, "strip_right": True},
     "Replace-space-runs": {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": "▁"},
-    "Sequence-wiki": {"type": "Sequence", "normalizers": [{"type": "NFD"}, {"type": "Lowercase"},
-                                                          {"type": "StripAccents"}]},
-    "Sequence-lower-first": {"type": "Sequence", "normalizers": [{"type": "Lowercase"}, {"type": "NFKD"},
-                                                                 {"type": "StripAccents"}, {"type": "Lowercase"}]},
-    "Sequence-mixed": {"type": "Sequence", "normalizers": [{"type": "Strip", "strip_left": True, "strip_right": True},
-                                                           {"type": "NFKD"}, {"type": "Prepend", "prepend": "▁"},
-                                                           {"type": "Replace", "pattern": {"Regex": " {2,}"},
-                                                            "content": "_"}]},
+    "Sequence-wiki": {
+        "type": "Sequence",
+        "normalizers": [{"type": "NFD"}, {"type": "Lowercase"}, {"type": "StripAccents"}],
+    },
+    "Sequence-lower-first": {
+        "type": "Sequence",
+        "normalizers": [{"type": "Lowercase"}, {"type": "NFKD"}, {"type": "StripAccents"}, {"type": "Lowercase"}],
+    },
+    # (fused into one pass: each keeps its rules -- clean_text, then lowercase)
+    "Sequence-bert-clean-then-lower": {
+        "type": "Sequence",
+        "normalizers": [
+            {**BERT, "handle_chinese_chars": False, "strip_accents": False, "lowercase": False},
+            {**BERT, "clean_text": False, "handle_chinese_chars": False, "strip_accents": False},
+        ],
+    },
+    "Sequence-mixed": {
+        "type": "Sequence",
+        "normalizers": [
+            {"type": "Strip", "strip_left": True, "strip_right": True},
+            {"type": "NFKD"},
+            {"type": "Prepend", "prepend": "▁"},
+            {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": "_"},
+        ],
+    },
 }
 
 
@@ -173,7 +238,7 @@ def test_every_scalar(name):
     """Every scalar value: runs of consecutive code points, then each between 'a' and ' '."""
     c = Checker(NODES[name])
     for k in range(0, len(SCALARS), CHUNK):
-        chunk = [chr(x) for x in SCALARS[k:k + CHUNK]]
+        chunk = [chr(x) for x in SCALARS[k : k + CHUNK]]
         c.check("".join(chunk))
         c.check("a" + " a".join(chunk) + " ")
     c.verify("over all scalar values")
@@ -181,7 +246,7 @@ def test_every_scalar(name):
         # The scalars alone (no neighbour that could share a grapheme) are never delegated.
         c = Checker(NODES[name])
         for k in range(0, len(SCALARS), CHUNK):
-            c.check("\n".join(chr(x) for x in SCALARS[k:k + CHUNK]))
+            c.check("\n".join(chr(x) for x in SCALARS[k : k + CHUNK]))
         c.verify("one scalar per line", max_share=0.0)
 
 
@@ -193,7 +258,7 @@ def test_two_byte_characters_among_marks(name):
     c = Checker(NODES[name])
     chars = [chr(x) for x in range(0x80, 0x800)]
     for k in range(0, len(chars), 64):
-        part = chars[k:k + 64]
+        part = chars[k : k + 64]
         c.check("".join(x + "\u0316\u0301" for x in part))
         c.check("".join("a\u0301\u0316" + x + "\u0301\u05b0b" for x in part))
         c.check("".join(x + "\u0345" + x + "\u0300\u031b" for x in part))
@@ -219,17 +284,29 @@ def test_hypothesis_text(name, text):
 
 
 def test_unicode_passes_fuse_in_stage_order():
+    U = _core.UnicodeOptions
+    unicode = _core.NormalizerStep.Kind.Unicode
     steps, _ = plan_steps(STANDALONE["Sequence-wiki"])
-    assert steps == [("unicode", "", "", {"decompose": "nfd", "lowercase": True, "drop_after": "mark"})]
+    assert steps == [
+        _core.NormalizerStep(
+            kind=unicode, unicode=U(decompose=_core.Decompose.Nfd, lowercase=True, drop_after=_core.CharFilter.Mark)
+        )
+    ]
     steps, _ = plan_steps(STANDALONE["Sequence-lower-first"])  # Lowercase cannot run after NFKD
-    assert [s[3] for s in steps] == [{"lowercase": True}, {"decompose": "nfkd", "drop_after": "mark"},
-                                     {"lowercase": True}]
+    assert [s.unicode for s in steps] == [
+        U(lowercase=True),
+        U(decompose=_core.Decompose.Nfkd, drop_after=_core.CharFilter.Mark),
+        U(lowercase=True),
+    ]
+    steps, _ = plan_steps(STANDALONE["Sequence-bert-clean-then-lower"])
+    assert [s.unicode for s in steps] == [U(clean_text=True, lowercase=True)]
 
 
 def test_plans_name_what_runs():
     _, plan = plan_steps(BERT)
     assert [(s.native, s.what) for s in plan.steps] == [
-        (True, "BertNormalizer(clean_text, chinese, strip_accents, lowercase)")]
+        (True, "BertNormalizer(clean_text, chinese, strip_accents, lowercase)")
+    ]
     _, plan = plan_steps({"type": "Replace", "pattern": {"Regex": " +"}, "content": "▁"})
     assert [s.native for s in plan.steps] == [False]  # only " {2,}" is recognised
 
@@ -260,7 +337,7 @@ def test_fixture_normalizer_on_corpus(name, corpus):
     for line in text.split("\n"):
         c.check(line)
     for k in range(0, len(text), 65536):
-        c.check(text[k:k + 65536])
+        c.check(text[k : k + 65536])
     c.verify(f"{name} on {corpus.name}", max_share=MAX_DELEGATED_SHARE)
 
 
@@ -285,9 +362,30 @@ def test_fixture_normalizer_hypothesis(name, data):
 # Whole tokenizers: the origins Metaspace(prepend_scheme="first") reads
 # ---------------------------------------------------------------------------------------
 
-FIRST_TEXTS = ["hello world", "\x01hello", "\x00\x00a b", " a", "\u3000a", "中 a", "\u0301a b", "ａ b",
-               "  a  b  ", "\ufeffa", "\u200b a", "İa", "a\u0301 b", "\u0345\u0334x y", "\t\tx", "™ x",
-               "\x01\x02a b", "\u200b\u200bhello", "a\x01 b", "ｅ\u0301 x", "e\u0301 x", "\r\n a"]
+FIRST_TEXTS = [
+    "hello world",
+    "\x01hello",
+    "\x00\x00a b",
+    " a",
+    "\u3000a",
+    "中 a",
+    "\u0301a b",
+    "ａ b",
+    "  a  b  ",
+    "\ufeffa",
+    "\u200b a",
+    "İa",
+    "a\u0301 b",
+    "\u0345\u0334x y",
+    "\t\tx",
+    "™ x",
+    "\x01\x02a b",
+    "\u200b\u200bhello",
+    "a\x01 b",
+    "ｅ\u0301 x",
+    "e\u0301 x",
+    "\r\n a",
+]
 FIRST_NORMALIZERS = {
     "Bert": BERT,
     "Bert-clean": STANDALONE["Bert-clean"],
@@ -301,17 +399,36 @@ def _first_bpe(normalizer: dict) -> str:
     chars = sorted(set("▁abcdehlorwxy中ａ™tm ") | {"<unk>"})
     vocab = {t: i for i, t in enumerate(chars + ["▁a", "▁b", "▁x", "▁y", "he", "ll", "▁w"])}
     merges = [["▁", "a"], ["▁", "b"], ["▁", "x"], ["▁", "y"], ["h", "e"], ["l", "l"], ["▁", "w"]]
-    return json.dumps({
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": normalizer,
-        "pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": True},
-        "post_processor": None, "decoder": None,
-        "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>", "continuing_subword_prefix": None,
-                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
-                  "vocab": vocab, "merges": merges}}, ensure_ascii=False)
+    return json.dumps(
+        {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": [],
+            "normalizer": normalizer,
+            "pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": True},
+            "post_processor": None,
+            "decoder": None,
+            "model": {
+                "type": "BPE",
+                "dropout": None,
+                "unk_token": "<unk>",
+                "continuing_subword_prefix": None,
+                "end_of_word_suffix": None,
+                "fuse_unk": False,
+                "byte_fallback": False,
+                "ignore_merges": False,
+                "vocab": vocab,
+                "merges": merges,
+            },
+        },
+        ensure_ascii=False,
+    )
 
 
-@pytest.mark.parametrize("name", list(FIRST_NORMALIZERS) + (["Precompiled-t5", "Precompiled-marian", "marian"]
-                                                            if SHARED else []))
+@pytest.mark.parametrize(
+    "name", list(FIRST_NORMALIZERS) + (["Precompiled-t5", "Precompiled-marian", "marian"] if SHARED else [])
+)
 def test_metaspace_first_origins(name):
     node = FIRST_NORMALIZERS.get(name) or NODES.get(name) or json.loads(fixture_node("marian-ortx-nmt"))
     doc = _first_bpe(node)
@@ -357,8 +474,8 @@ def test_fixture_normalizer_through_encoder(name):
         data = corpus.read_text(encoding="utf-8")
         step = max(1, len(data) // DOCS_PER_CORPUS)
         for k in range(DOCS_PER_CORPUS):
-            piece = data[k * step: k * step + 6000]
-            piece = piece[:len(piece) // 3] + "[CLS]" + piece[len(piece) // 3:] + " [SEP]"
+            piece = data[k * step : k * step + 6000]
+            piece = piece[: len(piece) // 3] + "[CLS]" + piece[len(piece) // 3 :] + " [SEP]"
             want = oracle.encode(piece, add_special_tokens=True).ids
             if per_call and _core.normalize(steps, piece) is None:
                 got = tok.encode(piece, add_special_tokens=True)
@@ -369,9 +486,36 @@ def test_fixture_normalizer_through_encoder(name):
 
 
 # Characters every grapheme rule (UAX #29 GB3-GB13) turns on, for the Precompiled walk.
-GRAPHEME_CHARS = ["\r", "\n", "\u1100", "\u1161", "\u11a8", "\uac00", "\uac01", "\U0001F1E6", "\U0001F1EB",
-                  "\u200d", "\U0001F468", "❤", "\u0915", "\u094d", "\u0937", "\u0600", "\u0301", "\u0903",
-                  "\u0e33", "\u09df", "\u09be", "a", "e", " ", "\ufe0f", "\U0001F3FD", "\u200c", "\x01"]
+GRAPHEME_CHARS = [
+    "\r",
+    "\n",
+    "\u1100",
+    "\u1161",
+    "\u11a8",
+    "\uac00",
+    "\uac01",
+    "\U0001f1e6",
+    "\U0001f1eb",
+    "\u200d",
+    "\U0001f468",
+    "❤",
+    "\u0915",
+    "\u094d",
+    "\u0937",
+    "\u0600",
+    "\u0301",
+    "\u0903",
+    "\u0e33",
+    "\u09df",
+    "\u09be",
+    "a",
+    "e",
+    " ",
+    "\ufe0f",
+    "\U0001f3fd",
+    "\u200c",
+    "\x01",
+]
 
 
 @needs_shared
@@ -385,6 +529,5 @@ def test_precompiled_grapheme_mixtures(name):
     keys = [chr(x) for x in range(0x20, 0x3000) if c.oracle.normalize_str(chr(x)) != chr(x)]
     rng = random.Random(8)
     for _ in range(6000):
-        c.check("".join(rng.choice(keys if rng.random() < 0.4 else GRAPHEME_CHARS)
-                        for _ in range(rng.randint(1, 8))))
+        c.check("".join(rng.choice(keys if rng.random() < 0.4 else GRAPHEME_CHARS) for _ in range(rng.randint(1, 8))))
     c.verify("key / grapheme mixtures", max_share=0.1)

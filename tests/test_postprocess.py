@@ -1,12 +1,14 @@
-"""Truncation and padding (tagpipe/postprocess.py) against the oracle.
+"""Truncation and padding (tagpipe/plan/post_processors.py) against the oracle.
 
-A small byte-level BPE (fast to load: the test loads one per combination) gets a TemplateProcessing that adds special tokens (so the limit is
+A small byte-level BPE (fast to load: the test loads one per combination) gets a
+TemplateProcessing that adds special tokens (so the limit is
 ``max_length - n_added``) and every combination of truncation and padding settings, written
 into its tokenizer.json; tagpipe (natively: delegation off) and the oracle load the same file.
 ``encode`` is compared with the oracle's ``encode``, ``encode_batch_flat`` with its
 ``encode_batch`` (where BatchLongest pads to the longest of the batch).  Settings the oracle
 fails on (OnlySecond with a text to cut, a stride the cut cannot take) must fail in tagpipe too.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -19,20 +21,29 @@ import tokenizers
 import tagpipe
 from tagpipe.pretokenizer import BYTE_CHARS
 
-from conftest import SHARED, needs_shared
+from support.data import SHARED, needs_shared
 
-TEXTS = ["", "a", "Hello world", "one two three four five six seven eight nine ten eleven",
-         "x" * 40, " ".join(str(i) for i in range(60)), "unicode: ünïcode 中文 ▁test"]
+TEXTS = [
+    "",
+    "a",
+    "Hello world",
+    "one two three four five six seven eight nine ten eleven",
+    "x" * 40,
+    " ".join(str(i) for i in range(60)),
+    "unicode: ünïcode 中文 ▁test",
+]
 
 TRUNCATIONS = [None] + [
     {"direction": d, "max_length": m, "strategy": s, "stride": st}
-    for d, m, s, st in itertools.product(["Right", "Left"], [0, 1, 2, 3, 5, 17],
-                                         ["LongestFirst", "OnlyFirst", "OnlySecond"], [0, 2])
+    for d, m, s, st in itertools.product(
+        ["Right", "Left"], [0, 1, 2, 3, 5, 17], ["LongestFirst", "OnlyFirst", "OnlySecond"], [0, 2]
+    )
 ]
 PADDINGS = [None] + [
     {"strategy": strat, "direction": d, "pad_to_multiple_of": mult, "pad_id": 7, "pad_type_id": 0, "pad_token": "("}
-    for strat, d, mult in itertools.product(["BatchLongest", {"Fixed": 0}, {"Fixed": 9}, {"Fixed": 40}],
-                                            ["Right", "Left"], [None, 0, 8])
+    for strat, d, mult in itertools.product(
+        ["BatchLongest", {"Fixed": 0}, {"Fixed": 9}, {"Fixed": 40}], ["Right", "Left"], [None, 0, 8]
+    )
 ]
 
 
@@ -42,12 +53,26 @@ def _base() -> dict:
     for a, b in merges:
         vocab[a + b] = len(vocab)
     vocab["<|endoftext|>"] = EOT
-    doc = {"version": "1.0", "truncation": None, "padding": None, "normalizer": None, "decoder": None,
-           "added_tokens": [{"id": EOT, "content": "<|endoftext|>", "single_word": False, "lstrip": False,
-                             "rstrip": False, "normalized": False, "special": True}],
-           "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
-                             "use_regex": True},
-           "model": {"type": "BPE", "vocab": vocab, "merges": merges}}
+    doc = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "normalizer": None,
+        "decoder": None,
+        "added_tokens": [
+            {
+                "id": EOT,
+                "content": "<|endoftext|>",
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": True,
+            }
+        ],
+        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+        "model": {"type": "BPE", "vocab": vocab, "merges": merges},
+    }
     eot = {"id": "<|endoftext|>", "type_id": 0}
     doc["post_processor"] = {
         "type": "TemplateProcessing",
@@ -77,8 +102,11 @@ def _pair(trunc, pad):
     return tagpipe.Tokenizer.from_str(text), tokenizers.Tokenizer.from_str(text)
 
 
-@pytest.mark.parametrize("trunc", TRUNCATIONS, ids=lambda t: "none" if t is None else
-                         f"{t['direction']}-{t['max_length']}-{t['strategy']}-s{t['stride']}")
+@pytest.mark.parametrize(
+    "trunc",
+    TRUNCATIONS,
+    ids=lambda t: "none" if t is None else f"{t['direction']}-{t['max_length']}-{t['strategy']}-s{t['stride']}",
+)
 def test_truncation_and_padding_equal_the_oracle(trunc):
     for pad in PADDINGS:
         tok, ref = _pair(trunc, pad)
@@ -92,14 +120,21 @@ def test_truncation_and_padding_equal_the_oracle(trunc):
 
             def flat():
                 ids, offsets = tok.encode_batch_flat(TEXTS, add_special_tokens=special, num_threads=2)
-                return [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(TEXTS))]
+                return [ids[offsets[i] : offsets[i + 1]].tolist() for i in range(len(TEXTS))]
+
             assert _outcome(flat) == want, (trunc, pad, special)
 
 
 def test_native_tokenizer_stays_native_when_nothing_fails():
     trunc = {"direction": "Right", "max_length": 5, "strategy": "LongestFirst", "stride": 0}
-    pad = {"strategy": {"Fixed": 9}, "direction": "Right", "pad_to_multiple_of": None, "pad_id": 7,
-           "pad_type_id": 0, "pad_token": "("}
+    pad = {
+        "strategy": {"Fixed": 9},
+        "direction": "Right",
+        "pad_to_multiple_of": None,
+        "pad_id": 7,
+        "pad_type_id": 0,
+        "pad_token": "(",
+    }
     tok, ref = _pair(trunc, pad)
     with tagpipe.delegation_disabled():
         for text in TEXTS:
@@ -123,8 +158,14 @@ def test_oracle_errors_are_raised_not_hidden():
 
 
 def test_huge_fixed_padding_is_refused_with_its_name():
-    pad = {"strategy": {"Fixed": 1 << 40}, "direction": "Right", "pad_to_multiple_of": None, "pad_id": 7,
-           "pad_type_id": 0, "pad_token": "("}
+    pad = {
+        "strategy": {"Fixed": 1 << 40},
+        "direction": "Right",
+        "pad_to_multiple_of": None,
+        "pad_id": 7,
+        "pad_type_id": 0,
+        "pad_token": "(",
+    }
     tok, _ = _pair(None, pad)
     with pytest.raises(ValueError, match="padding"):
         tok.encode("a")
@@ -133,12 +174,18 @@ def test_huge_fixed_padding_is_refused_with_its_name():
 def test_arrow_columns_are_truncated_and_padded_like_lists():
     pa = pytest.importorskip("pyarrow")
     trunc = {"direction": "Left", "max_length": 6, "strategy": "LongestFirst", "stride": 0}
-    pad = {"strategy": "BatchLongest", "direction": "Left", "pad_to_multiple_of": 4, "pad_id": 7,
-           "pad_type_id": 0, "pad_token": "("}
+    pad = {
+        "strategy": "BatchLongest",
+        "direction": "Left",
+        "pad_to_multiple_of": 4,
+        "pad_id": 7,
+        "pad_type_id": 0,
+        "pad_token": "(",
+    }
     tok, ref = _pair(trunc, pad)
     want = [e.ids for e in ref.encode_batch(TEXTS)]
     ids, offsets = tok.encode_batch_flat(pa.array(TEXTS))
-    assert [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(TEXTS))] == want
+    assert [ids[offsets[i] : offsets[i + 1]].tolist() for i in range(len(TEXTS))] == want
     # A null row stays empty (no pads) and does not count towards the longest.
     column = pa.array(TEXTS[:2] + [None])
     out = tok.encode_arrow(column, nulls="null").to_pylist()
@@ -165,8 +212,11 @@ def test_native_cut_equals_the_oracle_on_real_files(name):
     way the ids are the oracle's, with and without special tokens."""
     text = (SHARED / "tokenizers" / name / "tokenizer.json").read_text(encoding="utf-8")
     specials = [t["content"] for t in json.loads(text)["added_tokens"]][:4]
-    docs = [d for corpus in ("english", "multilingual", "code")
-            for d in (SHARED / "corpora" / f"{corpus}.txt").read_text(encoding="utf-8").split("\n\n")[3:6]]
+    docs = [
+        d
+        for corpus in ("english", "multilingual", "code")
+        for d in (SHARED / "corpora" / f"{corpus}.txt").read_text(encoding="utf-8").split("\n\n")[3:6]
+    ]
     docs = [d[:3000] for d in docs]
     docs += [f"{specials[i % len(specials)]} ".join(docs[i].split(" ", 40)) for i in range(3)]
     docs += ["", " ", specials[0] * 30, "a " * 200 + specials[-1]]
@@ -179,7 +229,7 @@ def test_native_cut_equals_the_oracle_on_real_files(name):
                 for add in (True, False):
                     want = [e.ids for e in ref.encode_batch(docs, add_special_tokens=add)]
                     ids, offsets = tok.encode_batch_flat(docs, add_special_tokens=add, num_threads=2)
-                    got = [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(docs))]
+                    got = [ids[offsets[i] : offsets[i + 1]].tolist() for i in range(len(docs))]
                     assert got == want, (name, max_length, direction, add)
                     assert tok.encode(docs[0], add_special_tokens=add) == want[0]
 
@@ -188,10 +238,23 @@ def test_native_cut_does_not_hide_an_error_after_the_limit():
     """A WordPiece without an unk token errors on an unknown word anywhere in the text -- also
     after the part truncation keeps -- so that text is not cut short: the oracle raises."""
     vocab = {"[CLS]": 0, "[SEP]": 1, "a": 2, "b": 3, "##a": 4, "##b": 5}
-    doc = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
-           "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None, "decoder": None,
-           "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
-                     "max_input_chars_per_word": 100, "vocab": vocab}}
+    doc = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "Whitespace"},
+        "post_processor": None,
+        "decoder": None,
+        "model": {
+            "type": "WordPiece",
+            "unk_token": "[UNK]",
+            "continuing_subword_prefix": "##",
+            "max_input_chars_per_word": 100,
+            "vocab": vocab,
+        },
+    }
     cut = _truncated(json.dumps(doc), 2)
     ref = tokenizers.Tokenizer.from_str(cut)
     tok = tagpipe.Tokenizer.from_str(cut)

@@ -13,6 +13,7 @@ replacement, char offsets into the original text).
 
 ``tagpipe.PreTokenizer`` is referenced lazily so that this module collects before it exists.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,26 +23,28 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import strategies as S
-from conftest import CORPORA, SHARED, corpus_ids, needs_shared
-from strategies import oracle_pre_tokenize, oracle_pre_tokenizer
+from support import strategies as S
+from support.data import CORPORA, SHARED, corpus_ids, needs_shared
+from support.strategies import oracle_pre_tokenize, oracle_pre_tokenizer
 
 # ---------------------------------------------------------------------------------------
 # Budgets (oracle cost is ~1-4 us per short string; tagpipe should be faster)
 # ---------------------------------------------------------------------------------------
 
-HYPOTHESIS_FIXTURE_EXAMPLES = 300      # per fixture section
-HYPOTHESIS_FAMILY_EXAMPLES = 100       # per synthetic family (each example checks every member)
-RANDOM_TEXTS_FIXTURE = 1500            # deterministic random texts per fixture section
-RANDOM_TEXTS_SYNTHETIC = 250           # ... per synthetic section
-CORPUS_DOCS_PER_FILE = 120             # documents (10 B .. 20 kB) per corpus file per section
-SCALARS_PER_STRING = 2048              # "a"+c+"b" triples per string in the scalar sweep
-ALONE_DENSE = (0x00000, 0x1FFFF)        # swept char-by-char in full for "c alone" (planes 0-1) ...
-ALONE_DENSE_TAGS = (0xE0000, 0xE01FF)   # ... and the tags / variation selectors supplement;
-ALONE_STRIDE = 16                      # ... elsewhere every 16th scalar (all are covered between letters)
+HYPOTHESIS_FIXTURE_EXAMPLES = 300  # per fixture section
+HYPOTHESIS_FAMILY_EXAMPLES = 100  # per synthetic family (each example checks every member)
+RANDOM_TEXTS_FIXTURE = 1500  # deterministic random texts per fixture section
+RANDOM_TEXTS_SYNTHETIC = 250  # ... per synthetic section
+CORPUS_DOCS_PER_FILE = 120  # documents (10 B .. 20 kB) per corpus file per section
+SCALARS_PER_STRING = 2048  # "a"+c+"b" triples per string in the scalar sweep
+ALONE_DENSE = (0x00000, 0x1FFFF)  # swept char-by-char in full for "c alone" (planes 0-1) ...
+ALONE_DENSE_TAGS = (0xE0000, 0xE01FF)  # ... and the tags / variation selectors supplement;
+ALONE_STRIDE = 16  # ... elsewhere every 16th scalar (all are covered between letters)
 
-HYPOTHESIS = settings(deadline=None, suppress_health_check=[
-    HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example])
+HYPOTHESIS = settings(
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+)
 
 # ---------------------------------------------------------------------------------------
 # The regex spellings tagpipe must run natively (exactly these strings, from the fixtures,
@@ -58,12 +61,32 @@ KNOWN_REGEXES = {
     "deepseek_cjk": "[一-龥\u3040-ゟ゠-ヿ]+",
     # Note: real CR and LF characters inside the classes (that is how the file spells it).
     "deepseek_main": "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?"
-                     "[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
+    "[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
     "falcon_digits": "[0-9][0-9][0-9]",
 }
 UNRECOGNISED_REGEX = "[aeiou]+"
-REGEX_NEEDLES = ["'s", "'S", "'ſ", "'T", "'re", "'RE", "'ll", "''", "123456", "1234567", "\r\n",
-                 "  \n", "   ", " /", "//", "HTTPServer's", "DON'T", "中文", "カタカナー", "ー"]
+REGEX_NEEDLES = [
+    "'s",
+    "'S",
+    "'ſ",
+    "'T",
+    "'re",
+    "'RE",
+    "'ll",
+    "''",
+    "123456",
+    "1234567",
+    "\r\n",
+    "  \n",
+    "   ",
+    " /",
+    "//",
+    "HTTPServer's",
+    "DON'T",
+    "中文",
+    "カタカナー",
+    "ー",
+]
 
 BEHAVIOURS = ["Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous"]
 
@@ -212,26 +235,42 @@ SWEEP = _canonical_groups(FIXTURES)
 
 
 def split(pattern, behavior="Isolated", invert=False, regex=False):
-    return {"type": "Split", "pattern": {"Regex" if regex else "String": pattern},
-            "behavior": behavior, "invert": invert}
+    return {
+        "type": "Split",
+        "pattern": {"Regex" if regex else "String": pattern},
+        "behavior": behavior,
+        "invert": invert,
+    }
 
 
 def byte_level(add_prefix_space=False, use_regex=True, trim_offsets=True):
-    return {"type": "ByteLevel", "add_prefix_space": add_prefix_space, "trim_offsets": trim_offsets,
-            "use_regex": use_regex}
+    return {
+        "type": "ByteLevel",
+        "add_prefix_space": add_prefix_space,
+        "trim_offsets": trim_offsets,
+        "use_regex": use_regex,
+    }
 
 
 def metaspace(replacement="▁", prepend_scheme="always", split=True):
-    return {"type": "Metaspace", "replacement": replacement, "prepend_scheme": prepend_scheme,
-            "split": split}
+    return {"type": "Metaspace", "replacement": replacement, "prepend_scheme": prepend_scheme, "split": split}
 
 
 def sequence(*members):
     return {"type": "Sequence", "pretokenizers": list(members)}
 
 
-SPLIT_STRINGS = {"space": " ", "newline": "\n", "slash": "/", "aa": "aa", "ab": "ab", "metaspace": "▁",
-                 "emoji": "🙂", "crlf": "\r\n", "e_acute_nfd": "e\u0301"}
+SPLIT_STRINGS = {
+    "space": " ",
+    "newline": "\n",
+    "slash": "/",
+    "aa": "aa",
+    "ab": "ab",
+    "metaspace": "▁",
+    "emoji": "🙂",
+    "crlf": "\r\n",
+    "e_acute_nfd": "e\u0301",
+}
 
 
 def _synthetic():
@@ -240,21 +279,39 @@ def _synthetic():
     for name, pat in SPLIT_STRINGS.items():
         for b in BEHAVIOURS:
             for inv in (False, True):
-                out.append((f"split-str-{name}-{b}-{'invert' if inv else 'plain'}", split(pat, b, inv),
-                            f"split-str-{name}", [pat]))
+                out.append(
+                    (
+                        f"split-str-{name}-{b}-{'invert' if inv else 'plain'}",
+                        split(pat, b, inv),
+                        f"split-str-{name}",
+                        [pat],
+                    )
+                )
     for name, pat in KNOWN_REGEXES.items():
         for b in BEHAVIOURS:
             for inv in (False, True):
-                out.append((f"split-re-{name}-{b}-{'invert' if inv else 'plain'}",
-                            split(pat, b, inv, regex=True), f"split-re-{name}", REGEX_NEEDLES))
+                out.append(
+                    (
+                        f"split-re-{name}-{b}-{'invert' if inv else 'plain'}",
+                        split(pat, b, inv, regex=True),
+                        f"split-re-{name}",
+                        REGEX_NEEDLES,
+                    )
+                )
     punct = ["!", "?!", "...", "--", "¿", "«»", "$", "€", "+", "_", "'"]
     out.append(("punctuation-default", {"type": "Punctuation"}, "punctuation", punct))
     for b in BEHAVIOURS:
         out.append((f"punctuation-{b}", {"type": "Punctuation", "behavior": b}, "punctuation", punct))
     digits = ["123456", "٣٤", "²½Ⅻ", "\U00011de0\U00011de1", "1a2"]
     for ind in (True, False):
-        out.append((f"digits-{'individual' if ind else 'grouped'}",
-                    {"type": "Digits", "individual_digits": ind}, "digits", digits))
+        out.append(
+            (
+                f"digits-{'individual' if ind else 'grouped'}",
+                {"type": "Digits", "individual_digits": ind},
+                "digits",
+                digits,
+            )
+        )
     for name, d in {"space": " ", "comma": ",", "x": "x", "metaspace": "▁", "emoji": "🙂"}.items():
         out.append((f"chardelim-{name}", {"type": "CharDelimiterSplit", "delimiter": d}, "chardelim", [d]))
     for n in (1, 2, 5, 7):
@@ -266,19 +323,37 @@ def _synthetic():
     for rep, rep_name in (("▁", "lowline-block"), ("_", "underscore")):
         for scheme in ("always", "first", "never"):
             for sp in (True, False):
-                out.append((f"metaspace-{rep_name}-{scheme}-{'split' if sp else 'nosplit'}",
-                            metaspace(rep, scheme, sp), "metaspace", ms_needles))
+                out.append(
+                    (
+                        f"metaspace-{rep_name}-{scheme}-{'split' if sp else 'nosplit'}",
+                        metaspace(rep, scheme, sp),
+                        "metaspace",
+                        ms_needles,
+                    )
+                )
     legacy = {
         "metaspace-emoji-first-split": metaspace("🙂", "first", True),
         "metaspace-space-replacement": metaspace(" ", "always", True),
         "metaspace-legacy-t5": {"type": "Metaspace", "replacement": "▁", "str_rep": "▁", "add_prefix_space": True},
         "metaspace-legacy-prefix-true": {"type": "Metaspace", "replacement": "▁", "add_prefix_space": True},
-        "metaspace-legacy-prefix-true-first": {"type": "Metaspace", "replacement": "▁", "add_prefix_space": True,
-                                               "prepend_scheme": "first"},
-        "metaspace-legacy-prefix-false-never": {"type": "Metaspace", "replacement": "▁", "add_prefix_space": False,
-                                                "prepend_scheme": "never"},
-        "metaspace-legacy-str-rep-differs": {"type": "Metaspace", "replacement": "▁", "str_rep": "_",
-                                             "add_prefix_space": True},
+        "metaspace-legacy-prefix-true-first": {
+            "type": "Metaspace",
+            "replacement": "▁",
+            "add_prefix_space": True,
+            "prepend_scheme": "first",
+        },
+        "metaspace-legacy-prefix-false-never": {
+            "type": "Metaspace",
+            "replacement": "▁",
+            "add_prefix_space": False,
+            "prepend_scheme": "never",
+        },
+        "metaspace-legacy-str-rep-differs": {
+            "type": "Metaspace",
+            "replacement": "▁",
+            "str_rep": "_",
+            "add_prefix_space": True,
+        },
         "metaspace-replacement-only": {"type": "Metaspace", "replacement": "▁"},
         "metaspace-first-split-default": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first"},
     }
@@ -288,53 +363,87 @@ def _synthetic():
     for aps in (False, True):
         for ur in (True, False):
             for tr in (True, False):
-                out.append((f"bytelevel-{'prefix' if aps else 'noprefix'}-{'regex' if ur else 'noregex'}-"
-                            f"{'trim' if tr else 'notrim'}", byte_level(aps, ur, tr), "bytelevel", bl_needles))
-        out.append((f"bytelevel-legacy-{'prefix' if aps else 'noprefix'}-no-use_regex",
-                    {"type": "ByteLevel", "add_prefix_space": aps, "trim_offsets": True}, "bytelevel", bl_needles))
+                out.append(
+                    (
+                        f"bytelevel-{'prefix' if aps else 'noprefix'}-{'regex' if ur else 'noregex'}-"
+                        f"{'trim' if tr else 'notrim'}",
+                        byte_level(aps, ur, tr),
+                        "bytelevel",
+                        bl_needles,
+                    )
+                )
+        out.append(
+            (
+                f"bytelevel-legacy-{'prefix' if aps else 'noprefix'}-no-use_regex",
+                {"type": "ByteLevel", "add_prefix_space": aps, "trim_offsets": True},
+                "bytelevel",
+                bl_needles,
+            )
+        )
     seqs = {
         "seq-split-space-then-bytelevel-prefix": sequence(split(" "), byte_level(True, False)),
         "seq-split-removed-then-bytelevel-prefix-regex": sequence(split("-", "Removed"), byte_level(True, True)),
-        "seq-llama3-then-bytelevel-prefix": sequence(split(KNOWN_REGEXES["llama3"], regex=True), byte_level(True, False)),
+        "seq-llama3-then-bytelevel-prefix": sequence(
+            split(KNOWN_REGEXES["llama3"], regex=True), byte_level(True, False)
+        ),
         "seq-cl100k-then-bytelevel": sequence(split(KNOWN_REGEXES["cl100k"], regex=True), byte_level(False, False)),
         "seq-o200k-removed-invert-then-bytelevel-prefix": sequence(
-            split(KNOWN_REGEXES["o200k"], "Removed", True, regex=True), byte_level(True, False, False)),
-        "seq-falcon-like": sequence({"type": "Punctuation", "behavior": "Contiguous"}, byte_level(False, True),
-                                    {"type": "Digits", "individual_digits": False},
-                                    split(KNOWN_REGEXES["falcon_digits"], regex=True)),
+            split(KNOWN_REGEXES["o200k"], "Removed", True, regex=True), byte_level(True, False, False)
+        ),
+        "seq-falcon-like": sequence(
+            {"type": "Punctuation", "behavior": "Contiguous"},
+            byte_level(False, True),
+            {"type": "Digits", "individual_digits": False},
+            split(KNOWN_REGEXES["falcon_digits"], regex=True),
+        ),
         "seq-falcon-like-isolated-individual": sequence(
-            {"type": "Punctuation", "behavior": "Isolated"}, byte_level(True, True),
-            {"type": "Digits", "individual_digits": True}, split(KNOWN_REGEXES["falcon_digits"], regex=True)),
+            {"type": "Punctuation", "behavior": "Isolated"},
+            byte_level(True, True),
+            {"type": "Digits", "individual_digits": True},
+            split(KNOWN_REGEXES["falcon_digits"], regex=True),
+        ),
         "seq-whitespacesplit-metaspace-always": sequence({"type": "WhitespaceSplit"}, metaspace("▁", "always")),
         "seq-whitespacesplit-metaspace-first": sequence({"type": "WhitespaceSplit"}, metaspace("▁", "first")),
-        "seq-whitespacesplit-metaspace-never-nosplit": sequence({"type": "WhitespaceSplit"},
-                                                                 metaspace("▁", "never", False)),
-        "seq-metaspace-nosplit-then-split-mergednext": sequence(metaspace("▁", "first", False),
-                                                                 split("▁", "MergedWithNext")),
+        "seq-whitespacesplit-metaspace-never-nosplit": sequence(
+            {"type": "WhitespaceSplit"}, metaspace("▁", "never", False)
+        ),
+        "seq-metaspace-nosplit-then-split-mergednext": sequence(
+            metaspace("▁", "first", False), split("▁", "MergedWithNext")
+        ),
         "seq-empty": sequence(),
         "seq-nested": sequence(sequence({"type": "Whitespace"}), {"type": "Digits", "individual_digits": True}),
         "seq-bert-digits": sequence({"type": "BertPreTokenizer"}, {"type": "Digits", "individual_digits": True}),
         "seq-unicodescripts-whitespace": sequence({"type": "UnicodeScripts"}, {"type": "Whitespace"}),
-        "seq-digits-then-bytelevel-regex": sequence({"type": "Digits", "individual_digits": True}, byte_level(False, True)),
+        "seq-digits-then-bytelevel-regex": sequence(
+            {"type": "Digits", "individual_digits": True}, byte_level(False, True)
+        ),
         "seq-whitespacesplit-fixedlength": sequence({"type": "WhitespaceSplit"}, {"type": "FixedLength", "length": 2}),
-        "seq-chardelim-punctuation-mergednext": sequence({"type": "CharDelimiterSplit", "delimiter": "▁"},
-                                                          {"type": "Punctuation", "behavior": "MergedWithNext"}),
-        "seq-deepseek-parts-then-metaspace": sequence(split(KNOWN_REGEXES["deepseek_cjk"], regex=True),
-                                                       metaspace("▁", "first", True)),
+        "seq-chardelim-punctuation-mergednext": sequence(
+            {"type": "CharDelimiterSplit", "delimiter": "▁"}, {"type": "Punctuation", "behavior": "MergedWithNext"}
+        ),
+        "seq-deepseek-parts-then-metaspace": sequence(
+            split(KNOWN_REGEXES["deepseek_cjk"], regex=True), metaspace("▁", "first", True)
+        ),
         # A stage whose matches start only at some tags passes the pieces without one on whole
         # (pipeline.cpp with_starts): after a stage that makes many pieces, in each fold --
         # inverted and removed, a piece without a match is itself the match and goes.
         "seq-whitespacesplit-numbers-removed-invert": sequence(
-            {"type": "WhitespaceSplit"}, split(KNOWN_REGEXES["deepseek_digits"], "Removed", True, regex=True)),
+            {"type": "WhitespaceSplit"}, split(KNOWN_REGEXES["deepseek_digits"], "Removed", True, regex=True)
+        ),
         "seq-whitespace-numbers-mergedprevious": sequence(
-            {"type": "Whitespace"}, split(KNOWN_REGEXES["deepseek_digits"], "MergedWithPrevious", regex=True)),
+            {"type": "Whitespace"}, split(KNOWN_REGEXES["deepseek_digits"], "MergedWithPrevious", regex=True)
+        ),
         "seq-whitespacesplit-cjk-removed-invert": sequence(
-            {"type": "WhitespaceSplit"}, split(KNOWN_REGEXES["deepseek_cjk"], "Removed", True, regex=True)),
+            {"type": "WhitespaceSplit"}, split(KNOWN_REGEXES["deepseek_cjk"], "Removed", True, regex=True)
+        ),
         "seq-bytelevel-triples-mergednext-invert": sequence(
-            byte_level(False, True), split(KNOWN_REGEXES["falcon_digits"], "MergedWithNext", True, regex=True)),
+            byte_level(False, True), split(KNOWN_REGEXES["falcon_digits"], "MergedWithNext", True, regex=True)
+        ),
         "seq-split-space-punctuation-removed": sequence(split(" "), {"type": "Punctuation", "behavior": "Removed"}),
         "seq-split-space-whitespacesplit": sequence(split(" "), {"type": "WhitespaceSplit"}),
-        "seq-bytelevel-digits-grouped": sequence(byte_level(False, True), {"type": "Digits", "individual_digits": False}),
+        "seq-bytelevel-digits-grouped": sequence(
+            byte_level(False, True), {"type": "Digits", "individual_digits": False}
+        ),
     }
     for name, section in seqs.items():
         out.append((name, section, "sequence", REGEX_NEEDLES[:8] + ["▁", "-", "!!", "  "]))
@@ -350,8 +459,12 @@ for _id, _section, _family, _needles in SYNTHETIC:
 # Sections the oracle refuses to load (tagpipe must refuse them too).
 INVALID_SECTIONS = {
     "metaspace-prefix-false-default-scheme": {"type": "Metaspace", "replacement": "▁", "add_prefix_space": False},
-    "metaspace-prefix-false-always": {"type": "Metaspace", "replacement": "▁", "add_prefix_space": False,
-                                      "prepend_scheme": "always"},
+    "metaspace-prefix-false-always": {
+        "type": "Metaspace",
+        "replacement": "▁",
+        "add_prefix_space": False,
+        "prepend_scheme": "always",
+    },
     "metaspace-two-char-replacement": {"type": "Metaspace", "replacement": "ab", "prepend_scheme": "always"},
     "metaspace-no-replacement": {"type": "Metaspace"},
     "digits-no-individual_digits": {"type": "Digits"},
@@ -384,8 +497,7 @@ def _show_text(text: str, at: int | None) -> str:
         shown = repr(text) if len(text) <= 4000 else repr(text[:4000]) + " ...(cut)"
         return f"text ({len(text)} chars): {shown}"
     lo, hi = max(0, at - 120), min(len(text), at + 120)
-    return (f"text ({len(text)} chars), around char {at} [{lo}:{hi}]: {text[lo:hi]!r}\n"
-            f"text starts: {text[:120]!r}")
+    return f"text ({len(text)} chars), around char {at} [{lo}:{hi}]: {text[lo:hi]!r}\ntext starts: {text[:120]!r}"
 
 
 def mismatch_report(section, text, got, want, label=None) -> str:
@@ -408,7 +520,7 @@ def mismatch_report(section, text, got, want, label=None) -> str:
     lines.append(f"  tagpipe: {got[i]!r}" if i < len(got) else "  tagpipe: <no more pieces>")
     lines.append(f"  oracle:  {want[i]!r}" if i < len(want) else "  oracle:  <no more pieces>")
     if i:
-        lines.append(f"  (pieces before, equal: ...{got[max(0, i - 3):i]!r})")
+        lines.append(f"  (pieces before, equal: ...{got[max(0, i - 3) : i]!r})")
     return "\n".join(lines)
 
 
@@ -421,8 +533,7 @@ def check_texts(section, texts, pt=None, labels=None):
     got = list(map(pt.pre_tokenize_str, texts))
     if got != want:
         k = next(k for k, (g, w) in enumerate(zip(got, want)) if g != w)
-        raise AssertionError(mismatch_report(section, texts[k], got[k], want[k],
-                                             labels[k] if labels else None))
+        raise AssertionError(mismatch_report(section, texts[k], got[k], want[k], labels[k] if labels else None))
 
 
 _NATIVE_CACHE: dict[str, object] = {}
@@ -468,8 +579,7 @@ def test_fixture_on_edge_case(section, edge):
 @needs_shared
 @fixture_params
 def test_fixture_on_random_texts(section):
-    check_texts(section, S.random_texts(RANDOM_TEXTS_FIXTURE, seed=7, needles=REGEX_NEEDLES),
-                pt=native_cached(section))
+    check_texts(section, S.random_texts(RANDOM_TEXTS_FIXTURE, seed=7, needles=REGEX_NEEDLES), pt=native_cached(section))
 
 
 @needs_shared
@@ -500,13 +610,14 @@ def test_every_scalar_between_letters(section):
     pt, oracle = native_cached(section), oracle_pre_tokenizer(section)
     scalars = S.all_scalars()
     for i in range(0, len(scalars), SCALARS_PER_STRING):
-        chunk = scalars[i:i + SCALARS_PER_STRING]
+        chunk = scalars[i : i + SCALARS_PER_STRING]
         text = "".join("a" + c + "b" for c in chunk)
         if pt.pre_tokenize_str(text) != oracle.pre_tokenize_str(text):
             for c in chunk:  # narrow down to the first scalar that fails on its own
                 check_texts(section, ["a" + c + "b"], pt=pt, labels=[f'"a" + U+{ord(c):04X} + "b"'])
-            check_texts(section, [text], pt=pt,
-                        labels=[f'"a"+c+"b" for c in U+{ord(chunk[0]):04X}..U+{ord(chunk[-1]):04X}'])
+            check_texts(
+                section, [text], pt=pt, labels=[f'"a"+c+"b" for c in U+{ord(chunk[0]):04X}..U+{ord(chunk[-1]):04X}']
+            )
 
 
 @needs_shared
@@ -562,8 +673,9 @@ def test_synthetic_family_on_hypothesis_text(family, data):
 
 DELEGATED = {
     "split-unrecognised-regex": split(UNRECOGNISED_REGEX, "Isolated", regex=True),
-    "sequence-with-unrecognised-regex": sequence(split(UNRECOGNISED_REGEX, "MergedWithNext", regex=True),
-                                                 byte_level(True, False)),
+    "sequence-with-unrecognised-regex": sequence(
+        split(UNRECOGNISED_REGEX, "MergedWithNext", regex=True), byte_level(True, False)
+    ),
 }
 
 
@@ -753,7 +865,7 @@ def test_harness_corpus_documents():
     for d in docs:
         raw = (SHARED / "corpora" / d.source).read_bytes()
         n = len(d.text.encode())
-        assert raw[d.start:d.start + n] == d.text.encode()
+        assert raw[d.start : d.start + n] == d.text.encode()
         assert 10 <= n <= 20_000 + 3 or d.start + n == len(raw)
         for cut in (d.start, d.start + n):
             assert cut == len(raw) or (raw[cut] & 0xC0) != 0x80

@@ -1,24 +1,29 @@
 """Every replace kernel (one byte -> 0-4 bytes: the Replace normalizer's and Metaspace's
 ' ' -> '▁', or a deletion) writes exactly what Python's bytes.replace writes -- the scalar
 kernel, the specification, included."""
+
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from conftest import CORPORA, KERNELS, corpus_ids, needs_shared
 from tagpipe import _core
+
+from support.data import CORPORA, KERNELS, corpus_ids, needs_shared
 
 MARK = "\u2581".encode()
 
 
 def assert_replaces(data: bytes, from_byte: int, to: bytes, kernel: str):
     want = data.replace(bytes([from_byte]), to)
-    got = _core.replace_byte(data, from_byte, to, kernel=kernel)
+    got = _core.testing.replace_byte(data, from_byte, to, kernel=kernel)
     if got != want:
         i = next((k for k in range(min(len(got), len(want))) if got[k] != want[k]), min(len(got), len(want)))
-        pytest.fail(f"[{kernel}] {len(data)} bytes, {from_byte:#x} -> {to!r}: output differs at byte {i} "
-                    f"(lengths {len(got)} / {len(want)}): {got[max(0, i - 8):i + 8]!r} != {want[max(0, i - 8):i + 8]!r}")
+        pytest.fail(
+            f"[{kernel}] {len(data)} bytes, {from_byte:#x} -> {to!r}: output differs at byte {i} "
+            f"(lengths {len(got)} / {len(want)}): {got[max(0, i - 8) : i + 8]!r} != {want[max(0, i - 8) : i + 8]!r}"
+        )
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
@@ -56,16 +61,17 @@ def test_corpus_text(kernel, corpus):
 
 @pytest.mark.parametrize("kernel", KERNELS)
 @settings(max_examples=300, deadline=None)
-@given(data=st.binary(max_size=300), from_byte=st.sampled_from([0x20, 0x00, 0x80, 0xFF, 0x61]),
-       to=st.binary(max_size=4))
+@given(
+    data=st.binary(max_size=300), from_byte=st.sampled_from([0x20, 0x00, 0x80, 0xFF, 0x61]), to=st.binary(max_size=4)
+)
 def test_hypothesis(kernel, data, from_byte, to):
     assert_replaces(data, from_byte, to, kernel)
 
 
 def test_bad_arguments():
     with pytest.raises(ValueError, match="byte value"):
-        _core.replace_byte(b"a b", 256, b"_")
+        _core.testing.replace_byte(b"a b", 256, b"_")
     with pytest.raises(ValueError, match="0 to 4 bytes"):
-        _core.replace_byte(b"a b", 32, b"12345")
+        _core.testing.replace_byte(b"a b", 32, b"12345")
     with pytest.raises(ValueError, match="unknown kernel"):
-        _core.replace_byte(b"a b", 32, b"_", kernel="nope")
+        _core.testing.replace_byte(b"a b", 32, b"_", kernel="nope")

@@ -4,6 +4,7 @@ The authority is ``tokenizers.Tokenizer.from_str`` on a minimal tokenizer.json a
 section: ``parse_*`` must accept exactly what it accepts, and ``to_json()`` must equal what it
 writes back.
 """
+
 from __future__ import annotations
 
 import functools
@@ -22,6 +23,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 from tagpipe import spec  # noqa: E402
+from tagpipe.spec._base import _regex_error  # noqa: E402
+
 PARSE = {"pre_tokenizer": spec.parse_pre_tokenizer, "normalizer": spec.parse_normalizer}
 REJECTED = object()
 
@@ -37,9 +40,17 @@ TOKENIZER_FILES = _shared_tokenizers()
 
 def oracle(which, section):
     """The oracle's own serialization of ``section``, or REJECTED."""
-    doc = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
-           "normalizer": None, "pre_tokenizer": None, "post_processor": None, "decoder": None,
-           "model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"}}
+    doc = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": None,
+        "post_processor": None,
+        "decoder": None,
+        "model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"},
+    }
     doc[which] = section
     try:
         tok = tokenizers.Tokenizer.from_str(json.dumps(doc))
@@ -72,6 +83,7 @@ def check_same(which, section):
 
 # ---------------------------------------------------------------------------- real files
 
+
 @functools.lru_cache(maxsize=None)
 def _sections(path):
     with open(path, encoding="utf-8") as f:
@@ -79,8 +91,11 @@ def _sections(path):
     return doc.get("normalizer"), doc.get("pre_tokenizer")
 
 
-REAL = [pytest.param(path, which, id=f"{path.parent.name}-{which}")
-        for path in TOKENIZER_FILES for which in ("normalizer", "pre_tokenizer")]
+REAL = [
+    pytest.param(path, which, id=f"{path.parent.name}-{which}")
+    for path in TOKENIZER_FILES
+    for which in ("normalizer", "pre_tokenizer")
+]
 
 
 @pytest.mark.skipif(not TOKENIZER_FILES, reason="no TAGPIPE_TEST_DATA / ../shared/tokenizers")
@@ -103,8 +118,13 @@ def test_real_sections_round_trip(path, which):
 BL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True}
 MS = {"type": "Metaspace", "replacement": "▁"}
 SP = {"type": "Split", "pattern": {"String": " "}, "behavior": "Isolated", "invert": False}
-BERT = {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
-        "strip_accents": None, "lowercase": True}
+BERT = {
+    "type": "BertNormalizer",
+    "clean_text": True,
+    "handle_chinese_chars": True,
+    "strip_accents": None,
+    "lowercase": True,
+}
 REPL = {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}
 SEQ_P = {"type": "Sequence", "pretokenizers": []}
 SEQ_N = {"type": "Sequence", "normalizers": []}
@@ -133,17 +153,28 @@ def _nest_sequence(depth):
         value = {"type": "Sequence", "pretokenizers": [value]}
     return value
 
+
 PRE_VARIANTS = [
     # (section, expected error path or None when accepted / not asserted)
-    ({"type": "BertPreTokenizer"}, None), ({"type": "BertPreTokenizer", "x": 1}, None),
-    (["BertPreTokenizer"], None), (["Whitespace"], None), ([{"Whitespace": None}], None),
-    (["Whitespace", 1], "pre_tokenizer"), ([{"Whitespace": {}}], "pre_tokenizer"),
-    (["UnicodeScripts"], None), (["WhitespaceSplit"], None), (["Punctuation"], "pre_tokenizer"),
-    (["Digits", True], "pre_tokenizer"), (["FixedLength"], "pre_tokenizer"),
-    (["ByteLevel", True, False], "pre_tokenizer"), (["Sequence", []], "pre_tokenizer"),
+    ({"type": "BertPreTokenizer"}, None),
+    ({"type": "BertPreTokenizer", "x": 1}, None),
+    (["BertPreTokenizer"], None),
+    (["Whitespace"], None),
+    ([{"Whitespace": None}], None),
+    (["Whitespace", 1], "pre_tokenizer"),
+    ([{"Whitespace": {}}], "pre_tokenizer"),
+    (["UnicodeScripts"], None),
+    (["WhitespaceSplit"], None),
+    (["Punctuation"], "pre_tokenizer"),
+    (["Digits", True], "pre_tokenizer"),
+    (["FixedLength"], "pre_tokenizer"),
+    (["ByteLevel", True, False], "pre_tokenizer"),
+    (["Sequence", []], "pre_tokenizer"),
     ({"type": "ByteLevel"}, "pre_tokenizer.add_prefix_space"),
     ({"type": "ByteLevel", "add_prefix_space": True}, "pre_tokenizer.trim_offsets"),
-    (BL, None), (_with(BL, use_regex=False), None), (_with(BL, extra=[1, 2]), None),
+    (BL, None),
+    (_with(BL, use_regex=False), None),
+    (_with(BL, extra=[1, 2]), None),
     (_with(BL, add_prefix_space=1), "pre_tokenizer.add_prefix_space"),
     (_with(BL, use_regex=None), "pre_tokenizer.use_regex"),
     (_with(BL, trim_offsets="true"), "pre_tokenizer.trim_offsets"),
@@ -157,11 +188,13 @@ PRE_VARIANTS = [
     ({"type": "CharDelimiterSplit", "delimiter": "😀"}, None),
     ({"type": "CharDelimiterSplit"}, "pre_tokenizer.delimiter"),
     (["CharDelimiterSplit", "x"], "pre_tokenizer"),
-    (MS, None), ({"type": "Metaspace"}, "pre_tokenizer.replacement"),
+    (MS, None),
+    ({"type": "Metaspace"}, "pre_tokenizer.replacement"),
     (_with(MS, replacement="ab"), "pre_tokenizer.replacement"),
     (_with(MS, replacement=""), "pre_tokenizer.replacement"),
     (_with(MS, replacement=None), "pre_tokenizer.replacement"),
-    (_with(MS, add_prefix_space=True), None), (_with(MS, add_prefix_space=None), None),
+    (_with(MS, add_prefix_space=True), None),
+    (_with(MS, add_prefix_space=None), None),
     (_with(MS, add_prefix_space=False), "pre_tokenizer.add_prefix_space"),
     (_with(MS, add_prefix_space=False, prepend_scheme="never"), None),
     (_with(MS, add_prefix_space=False, prepend_scheme="first"), "pre_tokenizer.add_prefix_space"),
@@ -173,9 +206,11 @@ PRE_VARIANTS = [
     (_with(MS, prepend_scheme=None), "pre_tokenizer.prepend_scheme"),
     (_with(MS, prepend_scheme={"first": None}), None),
     (_with(MS, prepend_scheme={"first": {}}), "pre_tokenizer.prepend_scheme"),
-    (_with(MS, split=None), None), (_with(MS, split=False), None),
+    (_with(MS, split=None), None),
+    (_with(MS, split=False), None),
     (_with(MS, split=1), "pre_tokenizer.split"),
-    (_with(MS, str_rep="▁"), None), (_with(MS, str_rep="abc"), None),
+    (_with(MS, str_rep="▁"), None),
+    (_with(MS, str_rep="abc"), None),
     (_with(MS, str_rep=None), None),
     (_with(MS, str_rep=5), "pre_tokenizer.str_rep"),
     ({"type": {"Metaspace": None}, "replacement": "▁"}, None),
@@ -185,14 +220,18 @@ PRE_VARIANTS = [
     (["Metaspace", "▁", False, "first", None, "x"], "pre_tokenizer.add_prefix_space"),
     (["Metaspace", "▁", None, "first", True], "pre_tokenizer"),
     (["Metaspace", "▁", None, "first", True, None, 1], "pre_tokenizer"),
-    (["Metaspace", "▁"], "pre_tokenizer"), (["Metaspace", "▁", 1, "first", None, None], None),
+    (["Metaspace", "▁"], "pre_tokenizer"),
+    (["Metaspace", "▁", 1, "first", None, None], None),
     (["Metaspace", "▁", None, {"first": {}}, True, None], None),
-    (SP, None), (_with(SP, pattern={"Regex": r"\s+"}), None),
+    (SP, None),
+    (_with(SP, pattern={"Regex": r"\s+"}), None),
     (_with(SP, pattern={"Regex": "("}), "pre_tokenizer.pattern.Regex"),
     (_with(SP, pattern={"Regex": "[a-"}), "pre_tokenizer.pattern.Regex"),
     (_with(SP, pattern={"Regex": r"(?<n>a)\k<n>\p{L}"}), None),
-    (_with(SP, pattern={"Regex": ""}), None), (_with(SP, pattern={"String": ""}), None),
-    (_with(SP, pattern={"String": "("}), None), (_with(SP, pattern={"String": "\x00"}), None),
+    (_with(SP, pattern={"Regex": ""}), None),
+    (_with(SP, pattern={"String": ""}), None),
+    (_with(SP, pattern={"String": "("}), None),
+    (_with(SP, pattern={"String": "\x00"}), None),
     (_with(SP, pattern=" "), "pre_tokenizer.pattern"),
     (_with(SP, pattern="String"), "pre_tokenizer.pattern"),
     (_with(SP, pattern={"string": " "}), "pre_tokenizer.pattern"),
@@ -214,7 +253,8 @@ PRE_VARIANTS = [
     (["Split", {"String": " "}, {"Isolated": None}, False], None),
     (["Split", {"String": " "}, {"Isolated": {}}, False], "pre_tokenizer.behavior"),
     (["Split", {"String": " "}, "Isolated", False, 1], "pre_tokenizer"),
-    ({"type": "Punctuation"}, None), ({"type": "Punctuation", "behavior": "Contiguous"}, None),
+    ({"type": "Punctuation"}, None),
+    ({"type": "Punctuation", "behavior": "Contiguous"}, None),
     ({"type": "Punctuation", "behavior": None}, "pre_tokenizer.behavior"),
     ({"type": "Punctuation", "behavior": {"Isolated": {}}}, None),
     ({"type": "Punctuation", "behavior": {"Removed": None}}, None),
@@ -223,7 +263,8 @@ PRE_VARIANTS = [
     ({"type": "Digits"}, "pre_tokenizer.individual_digits"),
     ({"type": "Digits", "individual_digits": True}, None),
     ({"type": "Digits", "individual_digits": 0}, "pre_tokenizer.individual_digits"),
-    ({"type": "FixedLength"}, None), ({"type": "FixedLength", "length": 0}, None),
+    ({"type": "FixedLength"}, None),
+    ({"type": "FixedLength", "length": 0}, None),
     ({"type": "FixedLength", "length": 2**64 - 1}, None),
     ({"type": "FixedLength", "length": 2**64}, "pre_tokenizer.length"),
     ({"type": "FixedLength", "length": -1}, "pre_tokenizer.length"),
@@ -231,40 +272,65 @@ PRE_VARIANTS = [
     ({"type": "FixedLength", "length": True}, "pre_tokenizer.length"),
     ({"type": "FixedLength", "length": None}, "pre_tokenizer.length"),
     ({"type": "FixedLength", "length": "5"}, "pre_tokenizer.length"),
-    ({"type": "UnicodeScripts"}, None), ({"type": "WhitespaceSplit"}, None),
-    ({"type": "Whitespace"}, None), ({"type": "whitespace"}, "pre_tokenizer.type"),
-    (SEQ_P, None), ({"type": "Sequence"}, "pre_tokenizer.pretokenizers"),
+    ({"type": "UnicodeScripts"}, None),
+    ({"type": "WhitespaceSplit"}, None),
+    ({"type": "Whitespace"}, None),
+    ({"type": "whitespace"}, "pre_tokenizer.type"),
+    (SEQ_P, None),
+    ({"type": "Sequence"}, "pre_tokenizer.pretokenizers"),
     ({"type": "Sequence", "pretokenizers": None}, "pre_tokenizer.pretokenizers"),
     ({"type": "Sequence", "pretokenizers": {}}, "pre_tokenizer.pretokenizers"),
     ({"type": "Sequence", "pretokenizers": [None]}, "pre_tokenizer.pretokenizers[0]"),
     ({"type": "Sequence", "pretokenizers": [{}]}, "pre_tokenizer.pretokenizers[0]"),
     ({"type": "Sequence", "pretokenizers": [SEQ_P]}, None),
     ({"type": "Sequence", "pretokenizers": [["Whitespace"]]}, None),
-    ({"type": "Sequence", "pretokenizers": [{"type": "Digits"}]},
-     "pre_tokenizer.pretokenizers[0].individual_digits"),
-    ({"type": "Sequence", "pretokenizers": [BL, _with(SP, behavior="Isolate")]},
-     "pre_tokenizer.pretokenizers[1].behavior"),
-    ({"type": "Sequence", "pretokenizers": [{"type": "Sequence", "pretokenizers": [
-        {"type": "Punctuation", "behavior": {"Isolated": {}}}, _with(SP, invert=1)]}]},
-     "pre_tokenizer.pretokenizers[0].pretokenizers[1].invert"),
-    ({"type": "Sequence", "pretokenizers": [_with(MS, add_prefix_space=False)]},
-     "pre_tokenizer.pretokenizers[0].add_prefix_space"),
-    ({"type": "Sequence", "pretokenizers": [{"type": "CharDelimiterSplit", "delimiter": "-"}]},
-     None),
-    ({"type": "Foo"}, "pre_tokenizer.type"), ({"type": 5}, "pre_tokenizer.type"),
-    ({"type": None}, "pre_tokenizer.type"), ({}, "pre_tokenizer"), ([], "pre_tokenizer"),
-    ("Whitespace", "pre_tokenizer"), (5, "pre_tokenizer"), (True, "pre_tokenizer"), (None, None),
+    ({"type": "Sequence", "pretokenizers": [{"type": "Digits"}]}, "pre_tokenizer.pretokenizers[0].individual_digits"),
+    (
+        {"type": "Sequence", "pretokenizers": [BL, _with(SP, behavior="Isolate")]},
+        "pre_tokenizer.pretokenizers[1].behavior",
+    ),
+    (
+        {
+            "type": "Sequence",
+            "pretokenizers": [
+                {
+                    "type": "Sequence",
+                    "pretokenizers": [{"type": "Punctuation", "behavior": {"Isolated": {}}}, _with(SP, invert=1)],
+                }
+            ],
+        },
+        "pre_tokenizer.pretokenizers[0].pretokenizers[1].invert",
+    ),
+    (
+        {"type": "Sequence", "pretokenizers": [_with(MS, add_prefix_space=False)]},
+        "pre_tokenizer.pretokenizers[0].add_prefix_space",
+    ),
+    ({"type": "Sequence", "pretokenizers": [{"type": "CharDelimiterSplit", "delimiter": "-"}]}, None),
+    ({"type": "Foo"}, "pre_tokenizer.type"),
+    ({"type": 5}, "pre_tokenizer.type"),
+    ({"type": None}, "pre_tokenizer.type"),
+    ({}, "pre_tokenizer"),
+    ([], "pre_tokenizer"),
+    ("Whitespace", "pre_tokenizer"),
+    (5, "pre_tokenizer"),
+    (True, "pre_tokenizer"),
+    (None, None),
     (_with(MS, replacement="\ud800"), "pre_tokenizer.replacement"),
     (_with(BL, extra=float("nan")), "pre_tokenizer.extra"),
-    (_with(BL, extra=10**400), "pre_tokenizer.extra"), (_with(BL, extra=-10**308), None),
+    (_with(BL, extra=10**400), "pre_tokenizer.extra"),
+    (_with(BL, extra=-(10**308)), None),
     (_with(BL, extra=_nest(125)), None),
     (_with(BL, extra=_nest(126)), "pre_tokenizer.extra" + "[0]" * 125),
-    (_nest_sequence(62), None), (_nest_sequence(63), "pre_tokenizer" + ".pretokenizers[0]" * 63),
+    (_nest_sequence(62), None),
+    (_nest_sequence(63), "pre_tokenizer" + ".pretokenizers[0]" * 63),
 ]
 
 NORM_VARIANTS = [
-    (BERT, None), (_with(BERT, type="Bert"), None), (_with(BERT, type=_DROP), None),
-    (_with(BERT, strip_accents=_DROP), None), (_with(BERT, strip_accents=False), None),
+    (BERT, None),
+    (_with(BERT, type="Bert"), None),
+    (_with(BERT, type=_DROP), None),
+    (_with(BERT, strip_accents=_DROP), None),
+    (_with(BERT, strip_accents=False), None),
     (_with(BERT, type="Bert", strip_accents=1), "normalizer.strip_accents"),
     (_with(BERT, type="Bert", strip_accents={}), "normalizer.strip_accents"),
     (_with(BERT, strip_accents={}), "normalizer.strip_accents"),
@@ -272,10 +338,10 @@ NORM_VARIANTS = [
     (_with(BERT, type="Bert", lowercase=_DROP), "normalizer.lowercase"),
     ({"type": "Bert"}, "normalizer.clean_text"),
     ({"type": "BertNormalizer"}, "normalizer.clean_text"),
-    ({"type": {"Bert": None}, "clean_text": True, "handle_chinese_chars": True, "lowercase": True},
-     None),
+    ({"type": {"Bert": None}, "clean_text": True, "handle_chinese_chars": True, "lowercase": True}, None),
     ({"type": "BertNormalizer", "prepend": "x"}, None),
-    ([True, True, None, True], None), ([True, True, True], "normalizer"),
+    ([True, True, None, True], None),
+    ([True, True, True], "normalizer"),
     ({"type": "Strip", "strip_left": True, "strip_right": False}, None),
     ({"type": "Strip", "strip_left": True}, "normalizer.strip_right"),
     ({"type": "Strip"}, "normalizer.strip_left"),
@@ -283,39 +349,63 @@ NORM_VARIANTS = [
     ({"type": "Foo", "strip_left": True, "strip_right": False}, None),
     ({"type": 5, "strip_left": True, "strip_right": False}, None),
     ({"type": "Foo", "strip_left": True}, "normalizer.strip_right"),
-    ([True, False], None), ([True, False, 1], "normalizer"), ([True, 1], "normalizer"),
-    *[({"type": t}, None) for t in ("StripAccents", "NFC", "NFD", "NFKC", "NFKD", "Lowercase",
-                                    "Nmt", "ByteLevel")],
+    ([True, False], None),
+    ([True, False, 1], "normalizer"),
+    ([True, 1], "normalizer"),
+    *[({"type": t}, None) for t in ("StripAccents", "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Nmt", "ByteLevel")],
     ({"type": "NFC", "x": {"y": [1, 2]}}, None),
     ({"type": "ByteLevel", "add_prefix_space": True}, None),
-    ({"type": {"NFC": None}}, None), ({"type": {"NFC": {}}}, "normalizer.type"),
-    (["StripAccents"], None), (["NFC"], None), (["Lowercase"], None), (["Nmt"], None),
-    (["ByteLevel"], None), ([{"ByteLevel": None}], None), ([{"NFC": None}], None),
-    ([{"NFC": {}}], "normalizer"), ([{"ByteLevel": {}}], "normalizer"), (["x"], None),
+    ({"type": {"NFC": None}}, None),
+    ({"type": {"NFC": {}}}, "normalizer.type"),
+    (["StripAccents"], None),
+    (["NFC"], None),
+    (["Lowercase"], None),
+    (["Nmt"], None),
+    (["ByteLevel"], None),
+    ([{"ByteLevel": None}], None),
+    ([{"NFC": None}], None),
+    ([{"NFC": {}}], "normalizer"),
+    ([{"ByteLevel": {}}], "normalizer"),
+    (["x"], None),
     ({"type": "nfc"}, "normalizer.type"),
-    (SEQ_N, None), ({"type": "Sequence"}, "normalizer.normalizers"), ({"normalizers": []}, None),
+    (SEQ_N, None),
+    ({"type": "Sequence"}, "normalizer.normalizers"),
+    ({"normalizers": []}, None),
     ({"type": "Sequence", "normalizers": [{}]}, "normalizer.normalizers[0]"),
     ({"type": "Sequence", "normalizers": [None]}, "normalizer.normalizers[0]"),
     ({"type": "Sequence", "normalizers": [{"type": "NFC"}, SEQ_N]}, None),
     ({"type": "Sequence", "normalizers": [["NFC"]]}, None),
     ({"type": "Sequence", "normalizers": [["x"]]}, None),
-    ({"type": "Sequence", "normalizers": [{"type": "Strip", "strip_left": True}]},
-     "normalizer.normalizers[0].strip_right"),
-    ({"type": "Sequence", "normalizers": [REPL, _with(REPL, pattern={"Regex": "(a"})]},
-     "normalizer.normalizers[1].pattern.Regex"),
-    ([[]], None), ([[{"type": "NFC"}]], None), ([[1]], "normalizer"), ([[], 1], "normalizer"),
-    ({"normalizers": [], "prepend": "x"}, None), ({"normalizers": [1], "prepend": "x"}, None),
-    (REPL, None), (_with(REPL, pattern={"Regex": " {2,}"}), None),
+    (
+        {"type": "Sequence", "normalizers": [{"type": "Strip", "strip_left": True}]},
+        "normalizer.normalizers[0].strip_right",
+    ),
+    (
+        {"type": "Sequence", "normalizers": [REPL, _with(REPL, pattern={"Regex": "(a"})]},
+        "normalizer.normalizers[1].pattern.Regex",
+    ),
+    ([[]], None),
+    ([[{"type": "NFC"}]], None),
+    ([[1]], "normalizer"),
+    ([[], 1], "normalizer"),
+    ({"normalizers": [], "prepend": "x"}, None),
+    ({"normalizers": [1], "prepend": "x"}, None),
+    (REPL, None),
+    (_with(REPL, pattern={"Regex": " {2,}"}), None),
     (_with(REPL, pattern={"Regex": "("}), "normalizer.pattern.Regex"),
     (_with(REPL, pattern=" "), "normalizer.pattern"),
     (_with(REPL, content=_DROP), "normalizer.content"),
-    (_with(REPL, content=None), "normalizer.content"), (_with(REPL, content=""), None),
-    (_with(REPL, type=_DROP), None), (_with(REPL, type="Foo"), None),
+    (_with(REPL, content=None), "normalizer.content"),
+    (_with(REPL, content=""), None),
+    (_with(REPL, type=_DROP), None),
+    (_with(REPL, type="Foo"), None),
     (_with(REPL, type="Foo", pattern={"Regex": "("}), "normalizer.pattern.Regex"),
-    (_with(REPL, prepend="y"), None), ([{"String": " "}, "x"], None),
+    (_with(REPL, prepend="y"), None),
+    ([{"String": " "}, "x"], None),
     ([{"Regex": "("}, "x"], "normalizer"),
     ({"pattern": {"Regex": "("}, "content": "x", "prepend": "y"}, None),
-    ({"type": "Prepend", "prepend": "▁"}, None), ({"type": "Prepend", "prepend": ""}, None),
+    ({"type": "Prepend", "prepend": "▁"}, None),
+    ({"type": "Prepend", "prepend": ""}, None),
     ({"type": "Prepend"}, "normalizer.prepend"),
     ({"type": "Prepend", "prepend": 1}, "normalizer.prepend"),
     ({"prepend": "x"}, None),
@@ -325,24 +415,45 @@ NORM_VARIANTS = [
     ({"type": "Precompiled", "precompiled_charsmap": "AAAAAAA"}, None),
     ({"type": "Precompiled", "precompiled_charsmap": "BAAAAAAAAAA="}, None),
     ({"type": "Precompiled", "precompiled_charsmap": "AAAAAGFiYw=="}, None),
-    *[({"type": "Precompiled", "precompiled_charsmap": s}, "normalizer.precompiled_charsmap")
-      for s in ("", "AAAA", "AAAAAB==", "AAAAAAB=", "AAAAAA===", "AAAA AA==", "AAAAAA==\n",
-                "AAAA====", "AAAAA", "AAAA-_==", "AA==AAAA", "BAAAAA==", "AAAAAP8=", "AAAA/+8=")],
+    *[
+        ({"type": "Precompiled", "precompiled_charsmap": s}, "normalizer.precompiled_charsmap")
+        for s in (
+            "",
+            "AAAA",
+            "AAAAAB==",
+            "AAAAAAB=",
+            "AAAAAA===",
+            "AAAA AA==",
+            "AAAAAA==\n",
+            "AAAA====",
+            "AAAAA",
+            "AAAA-_==",
+            "AA==AAAA",
+            "BAAAAA==",
+            "AAAAAP8=",
+            "AAAA/+8=",
+        )
+    ],
     ({"type": "Precompiled", "precompiled_charsmap": None}, "normalizer.precompiled_charsmap"),
     ({"type": "Precompiled"}, "normalizer.precompiled_charsmap"),
     ({"type": "Precompiled", "precompiled_charsmap": "AAAAAA==", "extra": 5}, None),
-    ({"precompiled_charsmap": "AAAAAA=="}, "normalizer"), (["AAAAAA=="], None),
-    ({"type": "Sequence",
-      "normalizers": [{"type": "Precompiled", "precompiled_charsmap": "AAAAAA=="}]}, None),
-    ({"type": "Sequence", "normalizers": [{"type": "Precompiled", "precompiled_charsmap": "A"}]},
-     "normalizer.normalizers[0].precompiled_charsmap"),
-    ({}, "normalizer"), ([], "normalizer"), ("NFC", "normalizer"), (None, None),
+    ({"precompiled_charsmap": "AAAAAA=="}, "normalizer"),
+    (["AAAAAA=="], None),
+    ({"type": "Sequence", "normalizers": [{"type": "Precompiled", "precompiled_charsmap": "AAAAAA=="}]}, None),
+    (
+        {"type": "Sequence", "normalizers": [{"type": "Precompiled", "precompiled_charsmap": "A"}]},
+        "normalizer.normalizers[0].precompiled_charsmap",
+    ),
+    ({}, "normalizer"),
+    ([], "normalizer"),
+    ("NFC", "normalizer"),
+    (None, None),
     ({"type": "Prepend", "prepend": "a\udc00"}, "normalizer.prepend"),
 ]
 
-VARIANTS = (
-    [pytest.param("pre_tokenizer", s, p, id=f"pre{i}") for i, (s, p) in enumerate(PRE_VARIANTS)]
-    + [pytest.param("normalizer", s, p, id=f"norm{i}") for i, (s, p) in enumerate(NORM_VARIANTS)])
+VARIANTS = [pytest.param("pre_tokenizer", s, p, id=f"pre{i}") for i, (s, p) in enumerate(PRE_VARIANTS)] + [
+    pytest.param("normalizer", s, p, id=f"norm{i}") for i, (s, p) in enumerate(NORM_VARIANTS)
+]
 
 
 @pytest.mark.parametrize("which, section, path", VARIANTS)
@@ -362,7 +473,8 @@ def test_error_message_names_path_and_value():
         spec.parse_pre_tokenizer(section)
     assert str(info.value) == (
         "pre_tokenizer.pretokenizers[0].behavior: 'Isolate' is not one of 'Removed', 'Isolated', "
-        "'MergedWithPrevious', 'MergedWithNext', 'Contiguous'")
+        "'MergedWithPrevious', 'MergedWithNext', 'Contiguous'"
+    )
     assert info.value.path == "pre_tokenizer.pretokenizers[0].behavior"
     with pytest.raises(spec.TokenizerJsonError, match=r"^model\.normalizer\.length: "):
         spec.parse_pre_tokenizer({"type": "FixedLength", "length": -3}, path="model.normalizer")
@@ -378,8 +490,7 @@ def test_models_hold_explicit_modern_fields():
     assert spec.parse_pre_tokenizer({"type": "FixedLength"}).length == 5
     split = spec.parse_pre_tokenizer(_with(SP, behavior={"Removed": None}))
     assert (split.pattern.kind, split.pattern.value, split.behavior) == ("String", " ", "Removed")
-    bert = spec.parse_normalizer({"type": "Bert", "clean_text": True, "handle_chinese_chars": False,
-                                  "lowercase": True})
+    bert = spec.parse_normalizer({"type": "Bert", "clean_text": True, "handle_chinese_chars": False, "lowercase": True})
     assert isinstance(bert, spec.BertNormalizer) and bert.strip_accents is None
     pre = spec.parse_normalizer({"type": "Precompiled", "precompiled_charsmap": "AAAAAGFiYw"})
     assert pre.precompiled_charsmap == b"\0\0\0\0abc"
@@ -389,40 +500,111 @@ def test_models_hold_explicit_modern_fields():
 
 def test_without_the_oracle_regexes_are_left_to_the_native_side(monkeypatch):
     monkeypatch.setitem(sys.modules, "tokenizers", None)  # makes `import tokenizers` fail
-    spec._regex_error.cache_clear()
+    _regex_error.cache_clear()
     try:
         split = spec.parse_pre_tokenizer(_with(SP, pattern={"Regex": "(no oracle"}))
     finally:
-        spec._regex_error.cache_clear()
+        _regex_error.cache_clear()
     assert split.pattern.to_json() == {"Regex": "(no oracle"}
 
 
 # ---------------------------------------------------------------------------- random sections
 
-TYPE_NAMES = ["BertPreTokenizer", "ByteLevel", "Delimiter", "CharDelimiterSplit", "Metaspace",
-              "Whitespace", "Sequence", "Split", "Punctuation", "WhitespaceSplit", "Digits",
-              "UnicodeScripts", "FixedLength", "Bert", "BertNormalizer", "Strip", "StripAccents",
-              "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Nmt", "Precompiled", "Replace",
-              "Prepend", "Foo", "split"]
-KEYS = ["type", "add_prefix_space", "trim_offsets", "use_regex", "delimiter", "replacement",
-        "prepend_scheme", "split", "str_rep", "pretokenizers", "pattern", "behavior", "invert",
-        "individual_digits", "length", "clean_text", "handle_chinese_chars", "strip_accents",
-        "lowercase", "strip_left", "strip_right", "normalizers", "precompiled_charsmap",
-        "content", "prepend"]
-WORDS = list(spec.BEHAVIORS) + list(spec.PREPEND_SCHEMES) + [
-    "Isolate", "First", "never ", "", "▁", "_", "ab", " ", "😀", "AAAAAA==", "AAAAAA=", "AAAA",
-    "AAAAAGFiYw", "AAAAAB==", "BAAAAAAAAAA=", "String", "Regex"]
+TYPE_NAMES = [
+    "BertPreTokenizer",
+    "ByteLevel",
+    "Delimiter",
+    "CharDelimiterSplit",
+    "Metaspace",
+    "Whitespace",
+    "Sequence",
+    "Split",
+    "Punctuation",
+    "WhitespaceSplit",
+    "Digits",
+    "UnicodeScripts",
+    "FixedLength",
+    "Bert",
+    "BertNormalizer",
+    "Strip",
+    "StripAccents",
+    "NFC",
+    "NFD",
+    "NFKC",
+    "NFKD",
+    "Lowercase",
+    "Nmt",
+    "Precompiled",
+    "Replace",
+    "Prepend",
+    "Foo",
+    "split",
+]
+KEYS = [
+    "type",
+    "add_prefix_space",
+    "trim_offsets",
+    "use_regex",
+    "delimiter",
+    "replacement",
+    "prepend_scheme",
+    "split",
+    "str_rep",
+    "pretokenizers",
+    "pattern",
+    "behavior",
+    "invert",
+    "individual_digits",
+    "length",
+    "clean_text",
+    "handle_chinese_chars",
+    "strip_accents",
+    "lowercase",
+    "strip_left",
+    "strip_right",
+    "normalizers",
+    "precompiled_charsmap",
+    "content",
+    "prepend",
+]
+WORDS = (
+    list(spec.BEHAVIORS)
+    + list(spec.PREPEND_SCHEMES)
+    + [
+        "Isolate",
+        "First",
+        "never ",
+        "",
+        "▁",
+        "_",
+        "ab",
+        " ",
+        "😀",
+        "AAAAAA==",
+        "AAAAAA=",
+        "AAAA",
+        "AAAAAGFiYw",
+        "AAAAAB==",
+        "BAAAAAAAAAA=",
+        "String",
+        "Regex",
+    ]
+)
 REGEXES = [r"\s+", "(", "[a-", r"\p{N}{1,3}", "", "a{2,}", r"(?i:'s|'t)", ")"]
 
-scalars = st.one_of(st.none(), st.booleans(), st.sampled_from([0, 1, 5, -1, 3.0, 2**64, 2**64 - 1]),
-                    st.sampled_from(WORDS + TYPE_NAMES))
-patterns = st.one_of(st.builds(lambda s: {"String": s}, st.sampled_from(WORDS)),
-                     st.builds(lambda r: {"Regex": r}, st.sampled_from(REGEXES)),
-                     st.dictionaries(st.sampled_from(["String", "Regex", "string"]),
-                                     st.sampled_from([None, " ", 1, r"\d"]), max_size=2))
-variants = st.builds(lambda name, inner: {name: inner},
-                     st.sampled_from([*spec.BEHAVIORS, *spec.PREPEND_SCHEMES, *TYPE_NAMES]),
-                     st.sampled_from([None, {}, 1]))
+scalars = st.one_of(
+    st.none(), st.booleans(), st.sampled_from([0, 1, 5, -1, 3.0, 2**64, 2**64 - 1]), st.sampled_from(WORDS + TYPE_NAMES)
+)
+patterns = st.one_of(
+    st.builds(lambda s: {"String": s}, st.sampled_from(WORDS)),
+    st.builds(lambda r: {"Regex": r}, st.sampled_from(REGEXES)),
+    st.dictionaries(st.sampled_from(["String", "Regex", "string"]), st.sampled_from([None, " ", 1, r"\d"]), max_size=2),
+)
+variants = st.builds(
+    lambda name, inner: {name: inner},
+    st.sampled_from([*spec.BEHAVIORS, *spec.PREPEND_SCHEMES, *TYPE_NAMES]),
+    st.sampled_from([None, {}, 1]),
+)
 
 
 def sections(children):
@@ -451,8 +633,7 @@ def mutated(draw, which):
         action = draw(st.sampled_from(["set", "set", "drop", "wrap", "item"]))
         if action == "wrap":
             key = "pretokenizers" if which == "pre_tokenizer" else "normalizers"
-            section = {"type": "Sequence", key: [section, *draw(st.lists(
-                st.sampled_from(SEEDS[which]), max_size=2))]}
+            section = {"type": "Sequence", key: [section, *draw(st.lists(st.sampled_from(SEEDS[which]), max_size=2))]}
         elif isinstance(section, dict) and action == "drop" and section:
             del section[draw(st.sampled_from(sorted(section)))]
         elif isinstance(section, dict):
@@ -462,8 +643,12 @@ def mutated(draw, which):
     return section
 
 
-FUZZ = settings(max_examples=400, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+FUZZ = settings(
+    max_examples=400,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 
 
 @FUZZ
@@ -479,7 +664,9 @@ def test_mutated_sections_match_oracle(data, which):
 
 
 @FUZZ
-@given(head=st.sampled_from(["", "AAAA", "AAAAAA", "AAAAAAAA", "BAAAAAAAAAA"]),
-       tail=st.text(alphabet="AB/+=a0w ", max_size=12))
+@given(
+    head=st.sampled_from(["", "AAAA", "AAAAAA", "AAAAAAAA", "BAAAAAAAAAA"]),
+    tail=st.text(alphabet="AB/+=a0w ", max_size=12),
+)
 def test_random_charsmaps_match_oracle(head, tail):
     check_same("normalizer", {"type": "Precompiled", "precompiled_charsmap": head + tail})

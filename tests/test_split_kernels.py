@@ -3,11 +3,14 @@ specification, included) against their definitions:
   - marks (MetaspaceRuns' block test, cpp/kernels/marks/marks.h): a run of the mark starts at k,
     the pair t[k-1] t[k] is ASCII and not two letters, t[k-1] is an `after` byte;
   - find (the added-token splitter's search, cpp/kernels/find/find.h): t[k] is in the set."""
-import pytest
-from hypothesis import given, settings, strategies as st
 
-from conftest import CORPORA, KERNELS, corpus_ids, needs_shared
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tagpipe import _core
+
+from support.data import CORPORA, KERNELS, corpus_ids, needs_shared
 
 MARK = "\u2581".encode()
 AFTERS = [None, b">>>>", b"a. \x81"]
@@ -16,13 +19,16 @@ AFTERS = [None, b">>>>", b"a. \x81"]
 def spec(data: bytes, after):
     """(runs, pairs, after) per 64-byte block, from the definitions in marks.h."""
     buf = bytes(3) + data + bytes(67)
-    letter = lambda x: 0x41 <= x <= 0x5A or 0x61 <= x <= 0x7A
+
+    def letter(x):
+        return 0x41 <= x <= 0x5A or 0x61 <= x <= 0x7A
+
     out = []
     for q in range(0, len(data), 64):
         runs = pairs = follows = 0
         for k in range(64):
             i = 3 + q + k
-            if buf[i:i + 3] == MARK and buf[i - 3:i] != MARK:
+            if buf[i : i + 3] == MARK and buf[i - 3 : i] != MARK:
                 runs |= 1 << k
             x, y = buf[i - 1], buf[i]
             if x < 0x80 and y < 0x80 and not (letter(x) and letter(y)):
@@ -34,15 +40,37 @@ def spec(data: bytes, after):
 
 
 def assert_masks(data: bytes, after, kernel: str):
-    got = _core.mark_masks(data, MARK, after, kernel=kernel)
+    got = _core.testing.mark_masks(data, MARK, after, kernel=kernel)
     want = spec(data, after)
     for q, (g, w) in enumerate(zip(got, want)):
         assert g == w, f"[{kernel}] block {q} of {len(data)} bytes (after={after!r}): {g} != {w}"
     assert len(got) == len(want)
 
 
-PIECES = [MARK, MARK * 2, MARK * 3, MARK[:1], MARK[1:], b"a", b"Z", b"@", b"[", b"`", b"{", b">", b".", b" ",
-          b"\n", b"0", b"\x00", b"\x7f", b"\x80", b"\xc3\xa9", "中".encode(), b"\xff"]
+PIECES = [
+    MARK,
+    MARK * 2,
+    MARK * 3,
+    MARK[:1],
+    MARK[1:],
+    b"a",
+    b"Z",
+    b"@",
+    b"[",
+    b"`",
+    b"{",
+    b">",
+    b".",
+    b" ",
+    b"\n",
+    b"0",
+    b"\x00",
+    b"\x7f",
+    b"\x80",
+    b"\xc3\xa9",
+    "中".encode(),
+    b"\xff",
+]
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
@@ -72,8 +100,9 @@ def test_corpora_as_metaspace_writes_them(kernel, corpus):
 
 # -- the find kernel (the added-token splitter's search for its tokens' first bytes) -------
 
+
 def assert_found(data: bytes, byte_set: bytes, kernel: str):
-    got = _core.find_bytes(data, byte_set, kernel=kernel)
+    got = _core.testing.find_bytes(data, byte_set, kernel=kernel)
     padded = data + bytes(64)
     want = [sum(1 << k for k in range(64) if padded[q + k] in byte_set) for q in range(0, len(data), 64)]
     assert got == want, f"[{kernel}] {len(data)} bytes, set {byte_set!r}"

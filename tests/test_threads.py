@@ -1,14 +1,15 @@
 """The native thread pool behind encode_batch: every thread count gives the one-thread ids,
 batches from several Python threads at once, and fork() after the pool has started (the
 child must not wait for the parent's threads).  Runs without ../shared (bundled GPT-2)."""
+
 from __future__ import annotations
 
 import os
-from pathlib import Path
 import signal
 import threading
 import time
 import warnings
+from pathlib import Path
 
 import pytest
 import tokenizers
@@ -49,8 +50,10 @@ def _cpus_allowed() -> dict[int, set[int]]:
     return out
 
 
-@pytest.mark.skipif(not Path("/proc/self/task").is_dir() or not hasattr(os, "sched_getaffinity"),
-                    reason="Linux: the pool binds its threads to CPUs only there")
+@pytest.mark.skipif(
+    not Path("/proc/self/task").is_dir() or not hasattr(os, "sched_getaffinity"),
+    reason="Linux: the pool binds its threads to CPUs only there",
+)
 def test_pool_threads_are_unbound_after_a_batch(setup):
     """The pool binds each of its threads to one CPU for a batch (thread_pool.cpp,
     Placement) and must hand them back free: afterwards every thread of the process may
@@ -139,10 +142,16 @@ def test_pickle_round_trip_in_another_process(setup, tmp_path):
     again = pickle.loads(data)
     assert again.cache_bytes == 1 << 20 and again.encode_batch(docs) == want
     (tmp_path / "tok.pkl").write_bytes(data)
-    script = ("import pickle, sys; t = pickle.load(open(sys.argv[1], 'rb')); "
-              "print(t.encode('Hello world'), t.cache_bytes)")
-    out = subprocess.run([sys.executable, "-c", script, str(tmp_path / "tok.pkl")], capture_output=True,
-                         text=True, timeout=TIMEOUT, cwd=tmp_path)
+    script = (
+        "import pickle, sys; t = pickle.load(open(sys.argv[1], 'rb')); print(t.encode('Hello world'), t.cache_bytes)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "tok.pkl")],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        cwd=tmp_path,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("]")[0] + "]" == str(tok.encode("Hello world")) and out.stdout.split()[-1] == str(1 << 20)
 
@@ -162,8 +171,13 @@ def test_new_caches_do_not_resize_one_in_use(tmp_path):
         "    tok = tagpipe.Tokenizer.from_str(text, cache_bytes=64 << 10)\n"
         "    assert tok.encode_batch(docs, num_threads=2) == want, i\n"
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [str(Path(tagpipe.__file__).parent.parent),
-                                                                     os.environ.get("PYTHONPATH", "")] if p))
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=TIMEOUT, env=env,
-                         cwd=tmp_path)
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(
+            p for p in [str(Path(tagpipe.__file__).parent.parent), os.environ.get("PYTHONPATH", "")] if p
+        ),
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=TIMEOUT, env=env, cwd=tmp_path
+    )
     assert out.returncode == 0, out.stderr[-2000:]

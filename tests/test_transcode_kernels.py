@@ -1,13 +1,16 @@
 """Every transcode kernel (a str's code units -- one, two or four bytes a character -- to
 UTF-8: cpp/kernels/transcode/) writes exactly what str.encode writes -- the scalar kernel, the
 specification, included -- and refuses a lone surrogate as str.encode does."""
+
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from conftest import CORPORA, KERNELS, corpus_ids, needs_shared
 from tagpipe import _core
+
+from support.data import CORPORA, KERNELS, corpus_ids, needs_shared
 
 # Characters at the edges of each UTF-8 form, and each width a str can have: ASCII,
 # Latin-1 (one byte, not ASCII), UCS-2, UCS-4.
@@ -21,11 +24,13 @@ POOLS = {
 
 def assert_transcodes(text: str, kernel: str):
     want = text.encode("utf-8")
-    got = _core.transcode(text, kernel=kernel)
+    got = _core.testing.transcode(text, kernel=kernel)
     if got != want:
         i = next((k for k in range(min(len(got), len(want))) if got[k] != want[k]), min(len(got), len(want)))
-        pytest.fail(f"[{kernel}] {len(text)} characters: output differs at byte {i} "
-                    f"(lengths {len(got)} / {len(want)}): {got[max(0, i - 8):i + 8]!r} != {want[max(0, i - 8):i + 8]!r}")
+        pytest.fail(
+            f"[{kernel}] {len(text)} characters: output differs at byte {i} "
+            f"(lengths {len(got)} / {len(want)}): {got[max(0, i - 8) : i + 8]!r} != {want[max(0, i - 8) : i + 8]!r}"
+        )
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
@@ -48,7 +53,7 @@ def test_lone_surrogate_at_every_position(kernel, wide):
             for s in ("\ud800", "\udbff", "\udc00", "\udfff"):
                 text = wide * at + s + wide * (n - at - 1)
                 with pytest.raises(UnicodeEncodeError):
-                    _core.transcode(text, kernel=kernel)
+                    _core.testing.transcode(text, kernel=kernel)
 
 
 @needs_shared
@@ -67,6 +72,6 @@ def test_generated_text(kernel, text):
 
 def test_bad_arguments():
     with pytest.raises(TypeError):
-        _core.transcode(b"abc")
+        _core.testing.transcode(b"abc")
     with pytest.raises(ValueError):
-        _core.transcode("abc", kernel="nope")
+        _core.testing.transcode("abc", kernel="nope")

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/classify/alphabet.h"
-#include "dispatch/kernels.h"
 #include "alphabet_unicode.h"
+#include "dispatch/kernels.h"
+#include "kernels/classify/alphabet.h"
 
 namespace tagpipe::added {
 namespace {
@@ -58,8 +58,7 @@ Splitter::Splitter(std::vector<Token> tokens) : tokens_(std::move(tokens)) {
         c = int32_t(trie_.size());
         trie_.emplace_back();
         auto& nx = trie_[node].next;
-        nx.insert(std::lower_bound(nx.begin(), nx.end(), std::make_pair(uint8_t(b), int32_t(-1))),
-                  {uint8_t(b), c});
+        nx.insert(std::lower_bound(nx.begin(), nx.end(), std::make_pair(uint8_t(b), int32_t(-1))), {uint8_t(b), c});
       }
       node = c;
     }
@@ -107,7 +106,7 @@ void Splitter::split(const uint8_t* s, uint32_t n, std::vector<Segment>& out) co
     } else if (!first_byte_[s[i]]) {
       // Text between added tokens is most of the input: 64 bytes a step with the find
       // kernel when a few bytes start the tokens (gemma-3: five, '\n' among them), else
-      // eight bytes per branch (a branch per byte cost a nanosecond a byte).
+      // eight bytes per branch (not a branch per byte).
       uint64_t hits = 0;
       if (find_first_)
         for (; i + 64 <= n && !(hits = find(s + i, first_bytes_)); i += 64) {
@@ -115,9 +114,9 @@ void Splitter::split(const uint8_t* s, uint32_t n, std::vector<Segment>& out) co
       if (hits) {
         i += uint32_t(__builtin_ctzll(hits));
       } else {
-        while (i + 8 <= n && !(first_byte_[s[i]] | first_byte_[s[i + 1]] | first_byte_[s[i + 2]] |
-                               first_byte_[s[i + 3]] | first_byte_[s[i + 4]] | first_byte_[s[i + 5]] |
-                               first_byte_[s[i + 6]] | first_byte_[s[i + 7]]))
+        while (i + 8 <= n &&
+               !(first_byte_[s[i]] | first_byte_[s[i + 1]] | first_byte_[s[i + 2]] | first_byte_[s[i + 3]] |
+                 first_byte_[s[i + 4]] | first_byte_[s[i + 5]] | first_byte_[s[i + 6]] | first_byte_[s[i + 7]]))
           i += 8;
         while (i < n && !first_byte_[s[i]]) ++i;
         if (i == n) break;

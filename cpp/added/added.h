@@ -38,7 +38,7 @@ class Splitter {
 
  private:
   struct Node {
-    int32_t token = -1;               // index into tokens_ of the token ending here
+    int32_t token = -1;                             // index into tokens_ of the token ending here
     std::vector<std::pair<uint8_t, int32_t>> next;  // sorted by byte
   };
   int32_t child(int32_t node, uint8_t b) const;

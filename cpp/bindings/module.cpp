@@ -1,156 +1,30 @@
-// The Python extension tagpipe._core: the only code that includes pybind11.
+// The Python extension tagpipe._core: the only code that includes pybind11 (with the other
+// files of this folder: schema.cpp binds the plan's structs, testing.cpp the hooks of tests
+// and benchmarks, convert.h what they share).
 //
 // It turns Python objects into spans, releases the GIL around native work and hands back
-// numpy arrays.  Defaults, validation messages and docs live in the Python layer (tagpipe/).
+// numpy arrays.  Defaults, validation messages and docs live in the Python layer (tagpipe/);
+// tagpipe/_core/*.pyi describe this module (checked by tests/test_core_stubs.py).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cstring>
+#include <cstdlib>
 #include <optional>
-#include <stdexcept>
 #include <string>
+#include <vector>
 
-#include "kernels/classify/classify.h"
-#include "dispatch/kernels.h"
+#include "bindings/convert.h"
 #include "encode/encoder.h"
-#include "model/unigram.h"
-#include "model/wordpiece.h"
-#include "normalize/chars.h"
+#include "normalize/normalize.h"
 #include "pretokenize/pipeline.h"
 
 namespace py = pybind11;
 using namespace tagpipe;
+using namespace tagpipe::bindings;
 
 namespace {
-
-// A read-only view of the UTF-8 bytes of a str, or of any contiguous byte buffer.  Holds a
-// reference to the owner so the bytes stay alive while the GIL is released.
-struct Bytes {
-  py::object owner;
-  const uint8_t* data = nullptr;
-  size_t size = 0;
-  std::optional<py::buffer_info> info;
-
-  explicit Bytes(py::handle obj) : owner(py::reinterpret_borrow<py::object>(obj)) {
-    if (PyUnicode_Check(obj.ptr())) {
-      Py_ssize_t n = 0;
-      const char* s = PyUnicode_AsUTF8AndSize(obj.ptr(), &n);  // cached in the str; raises on lone surrogates
-      if (!s) throw py::error_already_set();
-      data = reinterpret_cast<const uint8_t*>(s);
-      size = size_t(n);
-      return;
-    }
-    info = py::reinterpret_borrow<py::buffer>(obj).request();
-    if (info->itemsize != 1 || (info->ndim > 1))
-      throw py::type_error("expected str or a contiguous buffer of bytes");
-    if (info->ndim == 1 && info->strides[0] != 1) throw py::type_error("expected a contiguous buffer of bytes");
-    data = static_cast<const uint8_t*>(info->ptr);
-    size = size_t(info->size);
-  }
-};
-
-// A text for the encoder: a str as its code units (PEP 393), converted to UTF-8 by the
-// encoder on its own threads (transcode/transcode.h) -- not by CPython with the GIL held,
-// nor kept in the str; an ASCII str, or any buffer of bytes, as its bytes.  Holds a
-// reference to the owner so the units stay alive while the GIL is released.
-struct Text {
-  std::optional<Bytes> bytes;  // not a str, or one whose UTF-8 could pass 4 GiB
-  py::object owner;
-  Units units;
-
-  explicit Text(py::handle obj) {
-    PyObject* o = obj.ptr();
-    if (PyUnicode_Check(o)) {
-#if PY_VERSION_HEX < 0x030C0000  // (a legacy str built by the old C API; 3.12 has none)
-      if (PyUnicode_READY(o) < 0) throw py::error_already_set();
-#endif
-      const size_t count = size_t(PyUnicode_GET_LENGTH(o));
-      const unsigned width = PyUnicode_IS_ASCII(o) ? 0 : unsigned(PyUnicode_KIND(o));
-      if (utf8_bound(count, width) <= kMaxText) {
-        owner = py::reinterpret_borrow<py::object>(obj);
-        units = Units{PyUnicode_DATA(o), count, width};
-        return;
-      }
-    }
-    bytes.emplace(obj);
-    if (bytes->size > kMaxText) throw py::value_error("text longer than 4 GiB");
-    units = Units{bytes->data, bytes->size, 0};
-  }
-  // The encoder found a lone surrogate: CPython's conversion raises its UnicodeEncodeError
-  // (the Python layer turns it into a ValueError naming the character and its index).
-  [[noreturn]] void raise_not_utf8() const {
-    Py_ssize_t n;
-    if (!PyUnicode_AsUTF8AndSize(owner.ptr(), &n)) throw py::error_already_set();
-    throw py::value_error("text is not valid Unicode");  // (not reached: a surrogate raises above)
-  }
-  static constexpr size_t kMaxText = UINT32_MAX - 64;
-};
-
-const Alphabet& alphabet_named(const std::string& name) {
-  if (const Alphabet* a = find_alphabet(name)) return *a;
-  throw py::value_error("unknown alphabet '" + name + "'");
-}
-
-const kernels::Kernel& kernel_named(const std::optional<std::string>& name) {
-  if (!name) return kernels::active();
-  const kernels::Kernel* k = kernels::find(*name);
-  if (!k) throw py::value_error("unknown kernel '" + *name + "'");
-  if (!k->supported()) throw py::value_error("kernel '" + *name + "' cannot run on this CPU");
-  return *k;
-}
-
-// The replace kernel alone (tests compare every kernel with the scalar one and Python's).
-py::bytes replace_byte(py::handle data, int from, const std::string& to, const std::optional<std::string>& kernel) {
-  if (from < 0 || from > 255) throw py::value_error("from must be a byte value (0..255)");
-  if (to.size() > 4) throw py::value_error("to must be 0 to 4 bytes");
-  const ReplaceFn fn = kernel_named(kernel).replace_byte;
-  Bytes in(data);
-  const ReplaceSpec r = ReplaceSpec::of(uint8_t(from), to.data(), to.size());
-  std::string out(in.size * std::max<size_t>(1, to.size()) + kReplaceSlack, '\0');
-  size_t n;
-  {
-    py::gil_scoped_release nogil;
-    n = size_t(fn(in.data, in.size, r, reinterpret_cast<uint8_t*>(out.data())) - reinterpret_cast<uint8_t*>(out.data()));
-  }
-  return py::bytes(out.data(), n);
-}
-
-// The marks kernel alone, for each 64-byte block of data (with 3 zero bytes before it and
-// zeros after): (runs, pairs, after) as marks/marks.h defines them.
-py::list mark_masks(py::handle data, const std::string& mark, const std::optional<std::string>& after,
-                    const std::optional<std::string>& kernel) {
-  if (mark.size() != 3) throw py::value_error("mark must be 3 bytes");
-  if (after && after->size() != size_t(kAfterBytes))
-    throw py::value_error("after must be " + std::to_string(kAfterBytes) + " bytes");
-  const MarksFn fn = kernel_named(kernel).marks;
-  Bytes in(data);
-  std::vector<uint8_t> buf(3 + in.size + 64 + 3, 0);
-  std::memcpy(buf.data() + 3, in.data, in.size);
-  const auto* m = reinterpret_cast<const uint8_t*>(mark.data());
-  const auto* a = after ? reinterpret_cast<const uint8_t*>(after->data()) : nullptr;
-  py::list out;
-  for (size_t q = 0; q < in.size; q += 64) {
-    const MarkMasks r = fn(buf.data() + 3 + q, m, a);
-    out.append(py::make_tuple(r.runs, r.pairs, r.after));
-  }
-  return out;
-}
-
-// The find kernel alone, for each 64-byte block of data (zeros after it): the mask of the
-// bytes in `set` (kFindBytes bytes).
-py::list find_bytes(py::handle data, const std::string& set, const std::optional<std::string>& kernel) {
-  if (set.size() != size_t(kFindBytes)) throw py::value_error("set must be " + std::to_string(kFindBytes) + " bytes");
-  const FindBytesFn fn = kernel_named(kernel).find_bytes;
-  Bytes in(data);
-  std::vector<uint8_t> buf(in.size + 64, 0);
-  std::memcpy(buf.data(), in.data, in.size);
-  py::list out;
-  for (size_t q = 0; q < in.size; q += 64) out.append(fn(buf.data() + q, reinterpret_cast<const uint8_t*>(set.data())));
-  return out;
-}
 
 py::tuple classify(py::handle data, const std::string& alphabet, const std::optional<std::string>& kernel) {
   const Alphabet& a = alphabet_named(alphabet);
@@ -167,191 +41,13 @@ py::tuple classify(py::handle data, const std::string& alphabet, const std::opti
   return py::make_tuple(tags, starts);
 }
 
-// The transcode kernel alone: the UTF-8 of a str (tests compare every kernel with
-// str.encode).  A lone surrogate raises CPython's own UnicodeEncodeError.
-py::bytes transcode(py::handle text, const std::optional<std::string>& kernel) {
-  if (!PyUnicode_Check(text.ptr())) throw py::type_error("transcode expects a str");
-  const TranscodeFn fn = kernel_named(kernel).transcode;
-  const Text in(text);
-  if (in.units.width == 0) return py::bytes(static_cast<const char*>(in.units.data), in.units.count);
-  std::string out(utf8_bound(in.units.count, in.units.width) + kTranscodeSlack, '\0');
-  const uint8_t* end;
-  {
-    py::gil_scoped_release nogil;
-    end = fn(in.units.data, in.units.count, in.units.width, reinterpret_cast<uint8_t*>(out.data()));
-  }
-  if (!end) in.raise_not_utf8();
-  return py::bytes(out.data(), size_t(end - reinterpret_cast<const uint8_t*>(out.data())));
-}
-
-// Nanoseconds the kernel spends converting each of these strs (one reused output buffer;
-// ASCII strs, which need no conversion, count as zero) -- bench/transcode.py.
-int64_t time_transcode(const py::list& texts, const std::optional<std::string>& kernel) {
-  const TranscodeFn fn = kernel_named(kernel).transcode;
-  std::vector<Text> keep;
-  size_t longest = 0;
-  for (const auto& t : texts) {
-    if (!PyUnicode_Check(t.ptr())) throw py::type_error("time_transcode expects str items");
-    keep.emplace_back(t);
-    longest = std::max(longest, utf8_bound(keep.back().units.count, keep.back().units.width));
-  }
-  std::vector<uint8_t> out(longest + kTranscodeSlack);
-  std::chrono::steady_clock::duration total{};
-  bool ok = true;
-  {
-    py::gil_scoped_release nogil;
-    for (const Text& t : keep) {
-      if (t.units.width == 0) continue;
-      const auto t0 = std::chrono::steady_clock::now();
-      ok = fn(t.units.data, t.units.count, t.units.width, out.data()) != nullptr && ok;
-      total += std::chrono::steady_clock::now() - t0;
-    }
-  }
-  if (!ok) throw py::value_error("a text holds a lone surrogate");
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(total).count();
-}
-
-// Benchmark helper: classify each document data[offsets[i]:offsets[i+1]] into one reused
-// buffer and return the nanoseconds spent inside the kernel calls only.
-int64_t time_classify(py::handle data, py::array_t<int64_t, py::array::c_style> offsets,
-                      const std::string& alphabet, const std::optional<std::string>& kernel) {
-  const Alphabet& a = alphabet_named(alphabet);
-  const ClassifyFn fn = kernel_named(kernel).classify;
-  Bytes in(data);
-  const int64_t* off = offsets.data();
-  const py::ssize_t docs = offsets.size() - 1;
-  size_t longest = 0;
-  for (py::ssize_t i = 0; i < docs; i++) {
-    if (off[i] < 0 || off[i + 1] < off[i] || size_t(off[i + 1]) > in.size)
-      throw py::value_error("offsets must be non-decreasing and within the data");
-    longest = std::max(longest, size_t(off[i + 1] - off[i]));
-  }
-  std::vector<uint8_t> tags(longest);
-  std::vector<uint64_t> starts(start_words(longest));
-  std::chrono::steady_clock::duration total{};
-  {
-    py::gil_scoped_release nogil;
-    for (py::ssize_t i = 0; i < docs; i++) {
-      const auto t0 = std::chrono::steady_clock::now();
-      fn(in.data + off[i], size_t(off[i + 1] - off[i]), a, tags.data(), starts.data());
-      total += std::chrono::steady_clock::now() - t0;
-    }
-  }
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(total).count();
-}
-
-std::string bytes_of(py::handle h) {
-  if (PyUnicode_Check(h.ptr())) return h.cast<std::string>();
-  return std::string(h.cast<py::bytes>());
-}
-
-pretok::Behavior behavior_named(const std::string& name) {
-  using B = pretok::Behavior;
-  if (name == "Removed") return B::Removed;
-  if (name == "Isolated") return B::Isolated;
-  if (name == "MergedWithPrevious") return B::MergedWithPrevious;
-  if (name == "MergedWithNext") return B::MergedWithNext;
-  if (name == "Contiguous") return B::Contiguous;
-  throw py::value_error("unknown behavior '" + name + "'");
-}
-
-// One stage of the plan (tagpipe/plan.py builds these dicts; the plan is trusted).
-pretok::StageSpec stage_from(const py::dict& d) {
-  using K = pretok::StageSpec::Kind;
-  pretok::StageSpec s;
-  const std::string kind = d["kind"].cast<std::string>();
-  auto get = [&](const char* key, auto fallback) {
-    return d.contains(key) ? d[key].cast<decltype(fallback)>() : fallback;
-  };
-  s.name = get("name", std::string());
-  s.literal = get("literal", std::string());
-  s.behavior = behavior_named(get("behavior", std::string("Isolated")));
-  s.invert = get("invert", false);
-  if (kind == "pattern") s.kind = K::Pattern;
-  else if (kind == "literal") s.kind = K::Literal;
-  else if (kind == "runs") s.kind = K::Runs;
-  else if (kind == "byte_level") {
-    s.kind = K::ByteLevel;
-    s.add_prefix_space = get("add_prefix_space", false);
-    s.use_regex = get("use_regex", true);
-  } else if (kind == "metaspace") {
-    s.kind = K::Metaspace;
-    const std::string p = get("prepend", std::string("always"));
-    s.prepend = p == "always" ? pretok::StageSpec::Prepend::Always
-              : p == "first"  ? pretok::StageSpec::Prepend::First
-                              : pretok::StageSpec::Prepend::Never;
-    s.split = get("split", true);
-  } else if (kind == "fixed_length") {
-    s.kind = K::FixedLength;
-    s.length = get("length", uint32_t(5));
-  } else if (kind == "scripts") s.kind = K::Scripts;
-  else if (kind == "mark_runs") {
-    s.kind = K::MarkRuns;
-    if (d.contains("guards"))
-      for (const auto& g : d["guards"].cast<py::list>()) s.guards.push_back(bytes_of(g));
-    if (d.contains("pairs")) {
-      s.pairs = d["pairs"].cast<std::string>();
-      if (s.pairs.size() != 128 * 128) throw py::value_error("mark_runs pairs must be 16384 bytes");
-    }
-  }
-  else throw py::value_error("unknown stage kind '" + kind + "'");
-  return s;
-}
-
-// Normalizer steps as tagpipe/build.py plans them: (kind, a, b) tuples, and for
-// "unicode" / "strip" a fourth item, a dict of options.
-std::vector<normalize::Step> norm_steps_from(const py::list& steps) {
-  using K = normalize::Step::Kind;
-  std::vector<normalize::Step> out;
-  for (const auto& it : steps) {
-    const py::tuple t = it.cast<py::tuple>();
-    const std::string kind = t[0].cast<std::string>();
-    normalize::Step step;
-    const py::dict opt = t.size() > 3 ? t[3].cast<py::dict>() : py::dict();
-    auto flag = [&](const char* key) { return opt.contains(key) && opt[key].cast<bool>(); };
-    if (kind == "prepend") step.kind = K::Prepend;
-    else if (kind == "replace") step.kind = K::Replace;
-    else if (kind == "space_runs") step.kind = K::SpaceRuns;
-    else if (kind == "nfc") step.kind = K::Nfc;
-    else if (kind == "nfkc") step.kind = K::Nfkc;
-    else if (kind == "strip") {
-      step.kind = K::Strip;
-      step.strip_left = flag("left"), step.strip_right = flag("right");
-    } else if (kind == "unicode") {
-      step.kind = K::Unicode;
-      auto& u = step.unicode;
-      u.clean_text = flag("clean_text"), u.chinese = flag("chinese"), u.lowercase = flag("lowercase");
-      const std::string dec = opt.contains("decompose") ? opt["decompose"].cast<std::string>() : "";
-      if (dec == "nfd") u.decompose = normalize::UnicodeOptions::Nfd;
-      else if (dec == "nfkd") u.decompose = normalize::UnicodeOptions::Nfkd;
-      else if (!dec.empty()) throw py::value_error("unknown decomposition '" + dec + "'");
-      const std::string drop = opt.contains("drop") ? opt["drop"].cast<std::string>() : "";
-      if (drop == "bert_mn") u.drop = tables::norm::kBertMn;
-      else if (!drop.empty()) throw py::value_error("unknown filter '" + drop + "'");
-      const std::string after = opt.contains("drop_after") ? opt["drop_after"].cast<std::string>() : "";
-      if (after == "mark") u.drop_after = tables::norm::kMark;
-      else if (!after.empty()) throw py::value_error("unknown filter '" + after + "'");
-    } else if (kind == "precompiled") {
-      step.kind = K::Precompiled;
-      try {
-        step.charsmap = std::make_shared<const normalize::Charsmap>(t[1].cast<std::string>());
-      } catch (const std::invalid_argument& e) {
-        throw py::value_error(e.what());
-      }
-      out.push_back(std::move(step));
-      continue;
-    } else throw py::value_error("unknown normalizer step '" + kind + "'");
-    step.a = t[1].cast<std::string>();
-    step.b = t[2].cast<std::string>();
-    out.push_back(std::move(step));
-  }
-  return out;
-}
-
 class PyPreTokenizer {
  public:
-  // model_cuts: as when the model cuts long pieces itself (MarkRuns then leaves dense ones whole)
-  PyPreTokenizer(const py::list& stages, bool model_cuts) : impl_(specs(stages)) { impl_.model_cuts(model_cuts); }
+  // model_cuts: as when the model cuts long pieces itself (MetaspaceRuns then leaves dense
+  // ones whole)
+  PyPreTokenizer(const std::vector<pretok::StageSpec>& stages, bool model_cuts) : impl_(stages) {
+    impl_.model_cuts(model_cuts);
+  }
 
   // (content, byte_mapped, pieces uint32[n,2] into content, offsets uint32[n,2] into the
   // input's UTF-8); content is None when it is the input itself.
@@ -377,39 +73,7 @@ class PyPreTokenizer {
     return py::make_tuple(content, out.text.byte_mapped, pieces, offsets);
   }
 
-  // Benchmark helper: pre-tokenize each document data[offsets[i]:offsets[i+1]]; returns
-  // (nanoseconds inside the pre-tokenizer calls, pieces produced).
-  py::tuple time(py::handle data, py::array_t<int64_t, py::array::c_style> offsets) const {
-    Bytes in(data);
-    const int64_t* off = offsets.data();
-    const py::ssize_t docs = offsets.size() - 1;
-    for (py::ssize_t i = 0; i < docs; i++)
-      if (off[i] < 0 || off[i + 1] < off[i] || size_t(off[i + 1]) > in.size)
-        throw py::value_error("offsets must be non-decreasing and within the data");
-    std::chrono::steady_clock::duration total{};
-    size_t pieces = 0;
-    {
-      py::gil_scoped_release nogil;
-      pretok::PreTokenized out;
-      for (py::ssize_t i = 0; i < docs; i++) {
-        const auto t0 = std::chrono::steady_clock::now();
-        impl_.run(in.data + off[i], uint32_t(off[i + 1] - off[i]), out, scratch());
-        total += std::chrono::steady_clock::now() - t0;
-        pieces += out.pieces.size();
-      }
-    }
-    return py::make_tuple(std::chrono::duration_cast<std::chrono::nanoseconds>(total).count(), pieces);
-  }
-
  private:
-  static std::vector<pretok::StageSpec> specs(const py::list& stages) {
-    std::vector<pretok::StageSpec> out;
-    for (const auto& s : stages) out.push_back(stage_from(s.cast<py::dict>()));
-    return out;
-  }
-  static void check_size(size_t n) {
-    if (n > UINT32_MAX - 64) throw py::value_error("text longer than 4 GiB");
-  }
   static pretok::Scratch& scratch() {
     thread_local pretok::Scratch s;
     return s;
@@ -417,19 +81,10 @@ class PyPreTokenizer {
   pretok::PreTokenizer impl_;
 };
 
-std::vector<added::Token> tokens_from(const py::list& items) {
-  std::vector<added::Token> out;
-  for (const auto& it : items) {
-    const py::tuple t = it.cast<py::tuple>();
-    out.push_back({bytes_of(t[0]), t[1].cast<uint32_t>(), t[2].cast<bool>(), t[3].cast<bool>(), t[4].cast<bool>()});
-  }
-  return out;
-}
-
-// The encoder of a native plan (tagpipe/build.py builds the dict; it is trusted).
+// The encoder of a native plan (tagpipe.plan builds its EncoderConfig; it is trusted).
 class PyEncoder {
  public:
-  explicit PyEncoder(const py::dict& d) : impl_(spec(d)) {}
+  explicit PyEncoder(EncoderSpec&& config) : impl_(std::move(config)) {}
 
   // uint32 ids, or None when the text must be delegated.
   py::object encode(py::handle text, bool add_special, int64_t limit, bool left) const {
@@ -470,8 +125,8 @@ class PyEncoder {
   // data[starts[i] .. ends[i]).  No Python object per text (the caller, tagpipe.tokenizer,
   // has checked that the bytes are UTF-8 and mapped nulls).
   py::tuple encode_spans(py::handle data, const py::array_t<int64_t, py::array::c_style>& starts,
-                         const py::array_t<int64_t, py::array::c_style>& ends, bool add_special,
-                         int threads, int64_t limit, bool left) const {
+                         const py::array_t<int64_t, py::array::c_style>& ends, bool add_special, int threads,
+                         int64_t limit, bool left) const {
     Bytes in(data);
     if (starts.ndim() != 1 || ends.ndim() != 1 || starts.shape(0) != ends.shape(0))
       throw py::value_error("starts and ends must be 1-D arrays of one length");
@@ -544,98 +199,45 @@ class PyEncoder {
     std::copy(batch.delegate.begin(), batch.delegate.end(), delegate.mutable_data());
     return py::make_tuple(to_numpy(batch.ids), to_numpy(std::move(batch.offsets)), delegate);
   }
-  static void check_size(size_t n) {
-    if (n > UINT32_MAX - 64) throw py::value_error("text longer than 4 GiB");
-  }
-  static EncoderSpec spec(const py::dict& d) {
-    EncoderSpec s;
-    s.normalizer = norm_steps_from(d["normalizer"].cast<py::list>());
-    for (const auto& st : d["pre_tokenizer"].cast<py::list>()) s.pre_tokenizer.push_back(stage_from(st.cast<py::dict>()));
-    s.vocab = vocab_from(d["vocab"]);
-    auto merges = d["merges"].cast<py::array_t<uint32_t, py::array::c_style | py::array::forcecast>>();
-    const uint32_t* m = merges.data();
-    for (py::ssize_t i = 0; i < merges.shape(0); i++) s.merges.push_back({m[3 * i], m[3 * i + 1], m[3 * i + 2]});
-    const py::dict b = d["bpe"].cast<py::dict>();
-    s.bpe.unk_id = b["unk_id"].is_none() ? BpeOptions::kNone : b["unk_id"].cast<uint32_t>();
-    s.bpe.fuse_unk = b["fuse_unk"].cast<bool>();
-    s.bpe.byte_fallback = b["byte_fallback"].cast<bool>();
-    s.bpe.ignore_merges = b["ignore_merges"].cast<bool>();
-    s.bpe.prefix = b["prefix"].cast<std::string>();
-    s.bpe.suffix = b["suffix"].cast<std::string>();
-    s.raw_tokens = tokens_from(d["raw_tokens"].cast<py::list>());
-    s.normalized_tokens = tokens_from(d["normalized_tokens"].cast<py::list>());
-    s.prefix_ids = d["prefix_ids"].cast<std::vector<uint32_t>>();
-    s.suffix_ids = d["suffix_ids"].cast<std::vector<uint32_t>>();
-    s.cache_bytes = d["cache_bytes"].cast<size_t>();
-    if (d.contains("model")) s.piece_model = piece_model_from(d["model"].cast<py::dict>());
-    return s;
-  }
-  // A vocabulary: a dict token -> id (read in place: a list of pairs would be one tuple per
-  // token), or a list of (token, id) pairs.
-  static StringTable vocab_from(py::handle h) {
-    StringTable vocab;
-    if (PyDict_Check(h.ptr())) {
-      const auto d = py::reinterpret_borrow<py::dict>(h);
-      vocab.reserve(d.size());
-      for (const auto& kv : d) vocab.put(bytes_of(kv.first), kv.second.cast<uint32_t>());
-    } else {
-      for (const auto& it : h.cast<py::list>()) {
-        const py::tuple t = it.cast<py::tuple>();
-        vocab.put(bytes_of(t[0]), t[1].cast<uint32_t>());
-      }
-    }
-    return vocab;
-  }
-  // A model other than BPE (nullptr for BPE: the spec's vocab, merges and bpe options).
-  // WordPiece / WordLevel: "vocab" [(token, id)]; Unigram: "pieces" [(piece, score)], id = index.
-  static std::shared_ptr<const PieceModel> piece_model_from(const py::dict& m) {
-    const std::string type = m["type"].cast<std::string>();
-    StringTable vocab;
-    if (m.contains("vocab")) vocab = vocab_from(m["vocab"]);
-    auto opt_id = [&](const char* key) {
-      return m[key].is_none() ? UINT32_MAX : m[key].cast<uint32_t>();
-    };
-    if (type == "BPE") return nullptr;
-    if (type == "WordPiece") {
-      WordPieceOptions o;
-      o.unk_id = opt_id("unk_id");
-      o.prefix = m["prefix"].cast<std::string>();
-      o.max_chars = m["max_chars"].cast<uint64_t>();
-      return std::make_shared<WordPiece>(vocab, std::move(o));
-    }
-    if (type == "WordLevel") return std::make_shared<WordLevel>(vocab, opt_id("unk_id"));
-    if (type == "Unigram") {
-      std::vector<std::pair<std::string, double>> pieces;
-      for (const auto& it : m["pieces"].cast<py::list>()) {
-        const py::tuple p = it.cast<py::tuple>();
-        pieces.emplace_back(bytes_of(p[0]), p[1].cast<double>());
-      }
-      return std::make_shared<Unigram>(pieces, opt_id("unk_id"), m["byte_fallback"].cast<bool>());
-    }
-    throw py::value_error("unknown model type " + type);
-  }
   Encoder impl_;
 };
+
+// The pieces the native normalizer and pre-tokenizer make of one text (None: not native).
+py::object probe(const std::vector<normalize::Step>& norm_steps, const std::vector<pretok::StageSpec>& stages,
+                 const std::string& text) {
+  normalize::Normalizer n(norm_steps);
+  normalize::Scratch nscratch;
+  pretok::Text normalized;
+  if (!n.run(reinterpret_cast<const uint8_t*>(text.data()), uint32_t(text.size()), normalized, nscratch, true))
+    return py::none();
+  pretok::PreTokenizer pt(stages);
+  pretok::Scratch pscratch;
+  pretok::PreTokenized out;
+  pt.run(normalized, 0, out, pscratch);
+  py::list pieces;
+  for (const auto& p : out.pieces)
+    pieces.append(py::bytes(reinterpret_cast<const char*>(out.text.bytes) + p.begin, p.end - p.begin));
+  return std::move(pieces);
+}
+
+// One string through native normalizer steps (None: this text is not native).
+py::object normalize_text(const std::vector<normalize::Step>& steps, const std::string& text) {
+  normalize::Normalizer n(steps);
+  normalize::Scratch scratch;
+  pretok::Text out;
+  if (!n.run(reinterpret_cast<const uint8_t*>(text.data()), uint32_t(text.size()), out, scratch, false))
+    return py::none();
+  return py::str(reinterpret_cast<const char*>(out.bytes), out.size);
+}
 
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "tagpipe native core (see the tagpipe package for the documented API)";
+  bind_schema(m);
 
   m.def("classify", &classify, py::arg("data"), py::arg("alphabet"), py::arg("kernel") = py::none(),
         "classify(data, alphabet, kernel=None) -> (tags uint8[n], starts uint64[ceil(n/64)])");
-  m.def("replace_byte", &replace_byte, py::arg("data"), py::arg("from_byte"), py::arg("to"),
-        py::arg("kernel") = py::none(), "replace_byte(data, from_byte, to, kernel=None) -> bytes");
-  m.def("mark_masks", &mark_masks, py::arg("data"), py::arg("mark"), py::arg("after") = py::none(),
-        py::arg("kernel") = py::none(), "mark_masks(data, mark, after=None, kernel=None) -> [(runs, pairs, after)] per 64 bytes");
-  m.def("find_bytes", &find_bytes, py::arg("data"), py::arg("set"), py::arg("kernel") = py::none(),
-        "find_bytes(data, set, kernel=None) -> [mask] per 64 bytes");
-  m.def("time_classify", &time_classify, py::arg("data"), py::arg("offsets"), py::arg("alphabet"),
-        py::arg("kernel") = py::none());
-  m.def("transcode", &transcode, py::arg("text"), py::arg("kernel") = py::none(),
-        "transcode(text, kernel=None) -> bytes: the str's UTF-8, by one transcode kernel");
-  m.def("time_transcode", &time_transcode, py::arg("texts"), py::arg("kernel") = py::none());
-
   m.def("alphabets", [] {
     py::dict out;
     for (int id = 0; id < int(AlphabetId::count); id++) {
@@ -646,10 +248,13 @@ PYBIND11_MODULE(_core, m) {
     }
     return out;
   });
-  m.def("tag_of", [](const std::string& alphabet, uint32_t cp) {
-    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) throw py::value_error("not a Unicode scalar value");
-    return int(alphabet_named(alphabet).lookup(cp));
-  });
+  m.def(
+      "tag_of",
+      [](const std::string& alphabet, uint32_t cp) {
+        if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) throw py::value_error("not a Unicode scalar value");
+        return int(alphabet_named(alphabet).lookup(cp));
+      },
+      py::arg("alphabet"), py::arg("cp"));
 
   m.def("kernels_compiled", [] {
     py::list out;
@@ -662,64 +267,25 @@ PYBIND11_MODULE(_core, m) {
     return out;
   });
   m.def("active_kernel", [] { return std::string(kernels::active().name); });
-  m.def("set_kernel", [](const std::string& name) { kernels::set_active(name); });  // invalid_argument -> ValueError
+  m.def(
+      "set_kernel", [](const std::string& name) { kernels::set_active(name); },  // invalid_argument -> ValueError
+      py::arg("name"));
 
-  py::class_<PyPreTokenizer>(m, "PreTokenizer")
-      .def(py::init<const py::list&, bool>(), py::arg("stages"), py::arg("model_cuts") = false)
-      .def("run", &PyPreTokenizer::run, py::arg("data"))
-      .def("time", &PyPreTokenizer::time, py::arg("data"), py::arg("offsets"));
-
-  m.def("normalize", [](const py::list& steps, const std::string& text) -> py::object {
-    normalize::Normalizer n(norm_steps_from(steps));
-    normalize::Scratch scratch;
-    pretok::Text out;
-    if (!n.run(reinterpret_cast<const uint8_t*>(text.data()), uint32_t(text.size()), out, scratch, false))
-      return py::none();
-    return py::str(reinterpret_cast<const char*>(out.bytes), out.size);
-  }, py::arg("steps"), py::arg("text"), "Runs native normalizer steps on one string (None: not native).");
-
-  m.def("normalize_timed", [](const py::list& steps, const py::list& texts) -> py::tuple {
-    // For bench/normalize.py: each text normalized by one Normalizer, only run() timed.
-    normalize::Normalizer n(norm_steps_from(steps));
-    normalize::Scratch scratch;
-    std::vector<std::string> in;
-    for (const auto& t : texts) in.push_back(t.cast<std::string>());
-    py::list out;
-    int64_t ns = 0;
-    for (const std::string& text : in) {
-      pretok::Text res;
-      const auto t0 = std::chrono::steady_clock::now();
-      const bool ok = n.run(reinterpret_cast<const uint8_t*>(text.data()), uint32_t(text.size()), res, scratch, false);
-      ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
-      if (ok) out.append(py::str(reinterpret_cast<const char*>(res.bytes), res.size));
-      else out.append(py::none());
-    }
-    return py::make_tuple(out, ns);
-  }, py::arg("steps"), py::arg("texts"), "normalize() over many texts; (results, nanoseconds in the runs).");
-
-  m.def("probe", [](const py::list& norm_steps, const py::list& stages, const std::string& text) -> py::object {
-    std::vector<pretok::StageSpec> specs;
-    for (const auto& st : stages) specs.push_back(stage_from(st.cast<py::dict>()));
-    normalize::Normalizer n(norm_steps_from(norm_steps));
-    normalize::Scratch nscratch;
-    pretok::Text normalized;
-    if (!n.run(reinterpret_cast<const uint8_t*>(text.data()), uint32_t(text.size()), normalized, nscratch, true))
-      return py::none();
-    pretok::PreTokenizer pt(specs);
-    pretok::Scratch pscratch;
-    pretok::PreTokenized out;
-    pt.run(normalized, 0, out, pscratch);
-    py::list pieces;
-    for (const auto& p : out.pieces)
-      pieces.append(py::bytes(reinterpret_cast<const char*>(out.text.bytes) + p.begin, p.end - p.begin));
-    return std::move(pieces);
-  }, py::arg("normalizer"), py::arg("pre_tokenizer"), py::arg("text"),
+  m.def("normalize", &normalize_text, py::arg("steps"), py::arg("text"),
+        "Runs native normalizer steps on one string (None: not native).");
+  m.def("probe", &probe, py::arg("normalizer"), py::arg("pre_tokenizer"), py::arg("text"),
         "The pieces the native normalizer and pre-tokenizer make of one text (None: not native).");
 
+  py::class_<PyPreTokenizer>(m, "PreTokenizer")
+      .def(py::init<const std::vector<pretok::StageSpec>&, bool>(), py::arg("stages"), py::arg("model_cuts") = false)
+      .def("run", &PyPreTokenizer::run, py::arg("data"));
+
   py::class_<PyEncoder>(m, "Encoder")
-      .def(py::init<const py::dict&>(), py::arg("spec"))
+      // (the config's tables are moved into the encoder: the config is left empty)
+      .def(py::init([](EncoderSpec& config) { return std::make_unique<PyEncoder>(std::move(config)); }),
+           py::arg("config"))
       // truncate: keep the first (truncate_left: the last) `truncate` ids of the model's
-      // output, before the special tokens; -1: all of them (tagpipe.postprocess)
+      // output, before the special tokens; -1: all of them (tagpipe.plan.post_processors)
       .def("encode", &PyEncoder::encode, py::arg("text"), py::arg("add_special_tokens"), py::arg("truncate") = -1,
            py::arg("truncate_left") = false)
       .def("encode_batch", &PyEncoder::encode_batch, py::arg("texts"), py::arg("add_special_tokens"),
@@ -734,4 +300,7 @@ PYBIND11_MODULE(_core, m) {
       .def("profile", &PyEncoder::profile, py::arg("texts"), py::arg("add_special_tokens"))
       .def_property_readonly("cache_used", &PyEncoder::cache_used)
       .def_property_readonly("cache_bytes", &PyEncoder::cache_bytes);
+
+  py::module_ testing = m.def_submodule("testing", "Hooks for tests and benchmarks: single kernels, timed loops");
+  bind_testing(testing);
 }

@@ -14,13 +14,12 @@ namespace tagpipe {
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "a byte is stored as the low one of a word");
 
 // Appends `in` to `out` with every `from` byte as `to` (to.size() in 0..4), by the active
-// kernel (replace/replace.h).
+// kernel (kernels/replace/replace.h).
 inline void append_replacing_byte(std::string_view in, uint8_t from, const std::string& to, std::string& out) {
   const size_t at = out.size();
-  // (Counted with no branch: std::count's `if` mispredicted on every few spaces and was
-  // most of the Replace normalizer's time on gemma-3's short gaps.  In blocks of 255 into
-  // a byte, which the compiler sums 16 or more at a time; into a size_t it widened every
-  // compare to 64 bits, and the count was half of this function's time.)
+  // (Counted with no branch: std::count's `if` mispredicts on a space every few bytes.  In
+  // blocks of 255 into a byte, which the compiler sums 16 or more at a time; a size_t count
+  // widens every compare to 64 bits.)
   size_t hits = 0;
   for (size_t b = 0; b < in.size(); b += 255) {
     uint8_t block = 0;

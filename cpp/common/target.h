@@ -2,7 +2,8 @@
 //
 // tagpipe is built without any ISA flag (-mavx2, -march=native, ...): one binary runs on
 // any CPU of its architecture.  Kernels for newer instruction sets are compiled inside a
-// target region instead, and only called after the CPU says it has those instructions
+// target region instead -- one per instruction set, in cpp/arch/<isa>.cpp, which names
+// the instructions -- and only called after the CPU says it has those instructions
 // (cpp/dispatch/).  The region pragmas apply to every function defined between BEGIN and
 // END, including inline functions of the simd wrapper and of the generic algorithm.
 #pragma once
@@ -27,8 +28,7 @@
   _Pragma(TAGPIPE_STRINGIFY(clang attribute push(__attribute__((target(T))), apply_to = function)))
 #define TAGPIPE_TARGET_REGION_END _Pragma("clang attribute pop")
 #elif defined(__GNUC__)
-#define TAGPIPE_TARGET_REGION_BEGIN(T) \
-  _Pragma("GCC push_options") _Pragma(TAGPIPE_STRINGIFY(GCC target(T)))
+#define TAGPIPE_TARGET_REGION_BEGIN(T) _Pragma("GCC push_options") _Pragma(TAGPIPE_STRINGIFY(GCC target(T)))
 #define TAGPIPE_TARGET_REGION_END _Pragma("GCC pop_options")
 #else
 #error "tagpipe needs GCC or Clang (target regions)"
@@ -43,8 +43,3 @@
 #define TAGPIPE_LIKELY(x) (x)
 #define TAGPIPE_UNLIKELY(x) (x)
 #endif
-
-// The instruction sets of each x86-64 kernel (one string per kernel, used by every file of it).
-#define TAGPIPE_TARGET_SSE42 "sse4.2,ssse3,popcnt"
-#define TAGPIPE_TARGET_AVX2 "avx2,bmi,bmi2,popcnt,lzcnt"
-#define TAGPIPE_TARGET_AVX512 "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,avx2,bmi,bmi2,popcnt,lzcnt"

@@ -4,6 +4,7 @@
 
 #if TAGPIPE_X86_64
 #include <cpuid.h>
+
 #include <cstdint>
 #endif
 
@@ -27,12 +28,13 @@ Features detect() {
   const bool osxsave = bit(c, 27), avx = bit(c, 28);
   f.sse42 = ssse3 && sse41 && sse42 && popcnt;
   const uint64_t xcr = osxsave ? xcr0() : 0;
-  const bool ymm = (xcr & 0x6) == 0x6;            // XMM + YMM state
-  const bool zmm = ymm && (xcr & 0xE0) == 0xE0;   // opmask + ZMM_Hi256 + Hi16_ZMM
+  const bool ymm = (xcr & 0x6) == 0x6;           // XMM + YMM state
+  const bool zmm = ymm && (xcr & 0xE0) == 0xE0;  // opmask + ZMM_Hi256 + Hi16_ZMM
   unsigned b7 = 0, c7 = 0, d7 = 0;
   __cpuid_count(7, 0, a, b7, c7, d7);
   unsigned c81 = 0;
-  if (__get_cpuid(0x80000001, &a, &b, &c81, &d)) {}
+  if (__get_cpuid(0x80000001, &a, &b, &c81, &d)) {
+  }
   const bool lzcnt = bit(c81, 5);
   f.avx2 = f.sse42 && avx && ymm && bit(b7, 5) && bit(b7, 3) && bit(b7, 8) && lzcnt;
   f.avx512 = f.avx2 && zmm && bit(b7, 16) && bit(b7, 30) && bit(b7, 31) && bit(c7, 1) && bit(c7, 6);

@@ -4,12 +4,32 @@
 #include <stdexcept>
 
 #include "common/target.h"
-#include "dispatch/cpu.h"
+
+// Each instruction set's Kernel, defined by cpp/arch/<isa>.cpp (only for its architecture).
+namespace tagpipe {
+namespace scalar {
+extern const kernels::Kernel kKernel;
+}
+#if TAGPIPE_X86_64
+namespace sse42 {
+extern const kernels::Kernel kKernel;
+}
+namespace avx2 {
+extern const kernels::Kernel kKernel;
+}
+namespace avx512 {
+extern const kernels::Kernel kKernel;
+}
+#endif
+#if TAGPIPE_AARCH64
+namespace neon {
+extern const kernels::Kernel kKernel;
+}
+#endif
+}  // namespace tagpipe
 
 namespace tagpipe::kernels {
 namespace {
-
-bool always() { return true; }
 
 std::atomic<const Kernel*> g_active{nullptr};
 
@@ -23,16 +43,14 @@ std::string names(const std::vector<const Kernel*>& ks) {
 
 const std::vector<Kernel>& compiled() {
   static const std::vector<Kernel> ks = {
-      {"scalar", always, scalar::classify, scalar::boundaries, scalar::window, scalar::replace_byte, scalar::marks, scalar::find_bytes, scalar::transcode},
+    scalar::kKernel,
 #if TAGPIPE_X86_64
-      {"sse42", [] { return cpu::features().sse42; }, sse42::classify, sse42::boundaries, sse42::window, sse42::replace_byte, sse42::marks, sse42::find_bytes, sse42::transcode},
-      {"avx2", [] { return cpu::features().avx2; }, avx2::classify, avx2::boundaries, avx2::window,
-       sse42::replace_byte, avx2::marks, avx2::find_bytes, sse42::transcode},
-      {"avx512", [] { return cpu::features().avx512; }, avx512::classify, avx512::boundaries, avx512::window,
-       sse42::replace_byte, avx512::marks, avx512::find_bytes, sse42::transcode},
+    sse42::kKernel,
+    avx2::kKernel,
+    avx512::kKernel,
 #endif
 #if TAGPIPE_AARCH64
-      {"neon", [] { return cpu::features().neon; }, neon::classify, neon::boundaries, neon::window, neon::replace_byte, neon::marks, neon::find_bytes, neon::transcode},
+    neon::kKernel,
 #endif
   };
   return ks;
@@ -62,16 +80,14 @@ const Kernel& active() {
 
 void set_active(std::string_view name) {
   const Kernel* k = find(name);
-  if (!k)
-    throw std::invalid_argument("unknown kernel '" + std::string(name) + "'; this build has: " +
-                                names([] {
-                                  std::vector<const Kernel*> all;
-                                  for (const Kernel& c : compiled()) all.push_back(&c);
-                                  return all;
-                                }()));
+  if (!k) {
+    std::vector<const Kernel*> all;
+    for (const Kernel& c : compiled()) all.push_back(&c);
+    throw std::invalid_argument("unknown kernel '" + std::string(name) + "'; this build has: " + names(all));
+  }
   if (!k->supported())
-    throw std::invalid_argument("kernel '" + std::string(name) + "' cannot run on this CPU; available: " +
-                                names(available()));
+    throw std::invalid_argument("kernel '" + std::string(name) +
+                                "' cannot run on this CPU; available: " + names(available()));
   g_active.store(k, std::memory_order_release);
 }
 

@@ -1,32 +1,14 @@
-// The kernel registry: every SIMD kernel (classify, boundaries, window, replace, marks, find,
-// transcode) this build has, which of them this CPU can run, and the active one (chosen
-// once from CPU features, or forced by name).
+// The kernel registry: every instruction set's Kernel this build has (cpp/arch/<isa>.cpp),
+// which of them this CPU can run, and the active one (chosen once from CPU features, or
+// forced by name).
 #pragma once
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "kernels/boundaries/boundaries.h"
-#include "kernels/classify/classify.h"
-#include "kernels/find/find.h"
-#include "kernels/marks/marks.h"
-#include "kernels/replace/replace.h"
-#include "kernels/transcode/transcode.h"
-#include "kernels/window/window.h"
+#include "kernels/kernels.h"
 
 namespace tagpipe::kernels {
-
-struct Kernel {
-  const char* name;  // "scalar", "sse42", "avx2", "avx512", "neon"
-  bool (*supported)();
-  ClassifyFn classify;
-  BoundariesFn boundaries;
-  WindowFn window;
-  ReplaceFn replace_byte;
-  MarksFn marks;
-  FindBytesFn find_bytes;
-  TranscodeFn transcode;
-};
 
 // Kernels compiled into this build, best last.
 const std::vector<Kernel>& compiled();

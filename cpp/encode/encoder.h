@@ -45,7 +45,7 @@ struct EncoderSpec {
 
 // Truncation of the model's ids (tokenizers' post_process truncates them before the
 // post-processor adds its special tokens): keep the first (or, `left`, the last) `limit`
-// ids of the body.  The Python layer works out the limit (tagpipe.postprocess).
+// ids of the body.  The Python layer works out the limit (tagpipe.plan.post_processors).
 struct Truncation {
   static constexpr int64_t kNone = -1;
   int64_t limit = kNone;

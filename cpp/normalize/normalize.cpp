@@ -4,9 +4,9 @@
 #include <cstring>
 #include <string_view>
 
-#include "kernels/classify/classify.h"
 #include "common/replace_byte.h"
 #include "dispatch/kernels.h"
+#include "kernels/classify/classify.h"
 
 namespace tagpipe::normalize {
 namespace {
@@ -52,91 +52,126 @@ bool Normalizer::append(const uint8_t* in, uint32_t n, std::string& dst, Scratch
   return true;
 }
 
+namespace {
+
+// The origin of byte i of the content a step reads: its own origins once rewritten, else
+// the input character that holds it.
+struct OriginOf {
+  const pretok::Text& out;
+  const uint8_t* in;
+  uint32_t n;
+  pretok::Origin operator()(uint32_t i) const { return out.rewritten() ? out.origin[i] : char_at(in, n, i); }
+};
+
+// What a step made of the content.
+enum class Outcome { kUnchanged, kWritten, kDelegate };
+
+// Replace(Regex " {2,}"): the leftmost-longest runs of two or more ' ' become `content`.
+Outcome space_runs(std::string_view cur, const std::string& content, const OriginOf& origin, bool need_origin,
+                   std::string& dst, std::vector<pretok::Origin>& org) {
+  size_t at = cur.find("  ");
+  if (at == std::string_view::npos) return Outcome::kUnchanged;
+  size_t done = 0;
+  for (; at != std::string_view::npos; at = cur.find("  ", done)) {
+    size_t end = at + 2;
+    while (end < cur.size() && cur[end] == ' ') end++;
+    dst.append(cur.substr(done, at - done));
+    dst += content;
+    if (need_origin) {
+      for (size_t i = done; i < at; i++) org.push_back(origin(uint32_t(i)));
+      org.insert(org.end(), content.size(), pretok::Origin{origin(uint32_t(at)).begin, origin(uint32_t(end - 1)).end});
+    }
+    done = end;
+  }
+  dst.append(cur.substr(done));
+  if (need_origin)
+    for (size_t i = done; i < cur.size(); i++) org.push_back(origin(uint32_t(i)));
+  return Outcome::kWritten;
+}
+
+// Prepend(what): before a non-empty content only, as the oracle does.
+Outcome prepend(std::string_view cur, const std::string& what, const OriginOf& origin, bool need_origin,
+                std::string& dst, std::vector<pretok::Origin>& org) {
+  if (cur.empty()) return Outcome::kUnchanged;
+  dst = what;
+  dst += cur;
+  if (need_origin) {
+    org.assign(what.size(), origin(0));  // aligned to the first character
+    for (uint32_t i = 0; i < cur.size(); i++) org.push_back(origin(i));
+  }
+  return Outcome::kWritten;
+}
+
+// Replace with a String pattern: every leftmost, non-overlapping occurrence of `pattern`.
+Outcome replace(std::string_view cur, const std::string& pattern, const std::string& content, const OriginOf& origin,
+                bool need_origin, std::string& dst, std::vector<pretok::Origin>& org) {
+  if (!need_origin && pattern.size() == 1 && content.size() <= 4) {
+    append_replacing_byte(cur, uint8_t(pattern[0]), content, dst);  // (dst is clear)
+    return Outcome::kWritten;
+  }
+  size_t at = cur.find(pattern);
+  if (at == std::string_view::npos) return Outcome::kUnchanged;
+  size_t done = 0;
+  for (; at != std::string_view::npos; at = cur.find(pattern, at + pattern.size())) {
+    dst.append(cur.substr(done, at - done));
+    dst += content;
+    if (need_origin) {
+      for (size_t i = done; i < at; i++) org.push_back(origin(uint32_t(i)));
+      pretok::Origin o = origin(uint32_t(at));
+      o.end = origin(uint32_t(at + pattern.size() - 1)).end;
+      org.insert(org.end(), content.size(), o);
+    }
+    done = at + pattern.size();
+  }
+  dst.append(cur.substr(done));
+  if (need_origin)
+    for (size_t i = done; i < cur.size(); i++) org.push_back(origin(uint32_t(i)));
+  return Outcome::kWritten;
+}
+
+// One step on the content `out` (the input in[0..n) once or more rewritten), into dst / org.
+Outcome apply(const Step& step, const pretok::Text& out, const OriginOf& origin, bool need_origin, std::string& dst,
+              std::vector<pretok::Origin>& org, Scratch& sc) {
+  const std::string_view cur(reinterpret_cast<const char*>(out.bytes), out.size);
+  const Source src{out.bytes, out.size, out.rewritten() ? out.origin.data() : nullptr};
+  bool ok = true;
+  switch (step.kind) {
+    case Step::Kind::Nfc:
+      return nfc_inert(out.bytes, out.size, sc) ? Outcome::kUnchanged : Outcome::kDelegate;
+    case Step::Kind::Nfkc:
+      return nfkc_inert(out.bytes, out.size) ? Outcome::kUnchanged : Outcome::kDelegate;
+    case Step::Kind::Unicode:
+      ok = unicode_pass(step.unicode, *step.chars, src, need_origin, dst, org, sc);
+      break;
+    case Step::Kind::Strip:
+      ok = strip_pass(step.strip_left, step.strip_right, src, need_origin, dst, org);
+      break;
+    case Step::Kind::Precompiled:
+      ok = precompiled_pass(*step.charsmap, src, need_origin, dst, org);
+      break;
+    case Step::Kind::SpaceRuns:
+      return space_runs(cur, step.b, origin, need_origin, dst, org);
+    case Step::Kind::Prepend:
+      return prepend(cur, step.a, origin, need_origin, dst, org);
+    case Step::Kind::Replace:
+      return replace(cur, step.a, step.b, origin, need_origin, dst, org);
+  }
+  return ok ? Outcome::kWritten : Outcome::kDelegate;
+}
+
+}  // namespace
+
 bool Normalizer::run(const uint8_t* in, uint32_t n, pretok::Text& out, Scratch& sc, bool need_origin) const {
   out = pretok::Text{};
   out.bytes = in, out.size = n;
   int which = 0;
   for (const Step& step : steps_) {
-    const std::string_view cur(reinterpret_cast<const char*>(out.bytes), out.size);
-    auto origin = [&](uint32_t i) {
-      return out.rewritten() ? out.origin[i] : char_at(in, n, i);
-    };
     std::string& dst = sc.buf[which];
     std::vector<pretok::Origin>& org = sc.origin[which];
     dst.clear(), org.clear();
-    switch (step.kind) {
-      case Step::Kind::Nfc:
-        if (!nfc_inert(out.bytes, out.size, sc)) return false;
-        continue;
-      case Step::Kind::Nfkc:
-        if (!nfkc_inert(out.bytes, out.size)) return false;
-        continue;
-      case Step::Kind::Unicode:
-      case Step::Kind::Strip:
-      case Step::Kind::Precompiled: {
-        const Source src{out.bytes, out.size, out.rewritten() ? out.origin.data() : nullptr};
-        const bool ok = step.kind == Step::Kind::Unicode ? unicode_pass(step.unicode, *step.chars, src, need_origin, dst, org, sc)
-                        : step.kind == Step::Kind::Strip
-                            ? strip_pass(step.strip_left, step.strip_right, src, need_origin, dst, org)
-                            : precompiled_pass(*step.charsmap, src, need_origin, dst, org);
-        if (!ok) return false;
-        break;
-      }
-      case Step::Kind::SpaceRuns: {
-        // Replace(Regex " {2,}"): the leftmost-longest runs of two or more ' '.
-        size_t at = cur.find("  ");
-        if (at == std::string_view::npos) continue;
-        size_t done = 0;
-        for (; at != std::string_view::npos; at = cur.find("  ", done)) {
-          size_t end = at + 2;
-          while (end < cur.size() && cur[end] == ' ') end++;
-          dst.append(cur.substr(done, at - done));
-          dst += step.b;
-          if (need_origin) {
-            for (size_t i = done; i < at; i++) org.push_back(origin(uint32_t(i)));
-            org.insert(org.end(), step.b.size(), pretok::Origin{origin(uint32_t(at)).begin, origin(uint32_t(end - 1)).end});
-          }
-          done = end;
-        }
-        dst.append(cur.substr(done));
-        if (need_origin)
-          for (size_t i = done; i < cur.size(); i++) org.push_back(origin(uint32_t(i)));
-        break;
-      }
-      case Step::Kind::Prepend:
-        if (cur.empty()) continue;  // the oracle prepends to a non-empty string only
-        dst = step.a;
-        dst += cur;
-        if (need_origin) {
-          org.assign(step.a.size(), origin(0));  // aligned to the first character
-          for (uint32_t i = 0; i < cur.size(); i++) org.push_back(origin(i));
-        }
-        break;
-      case Step::Kind::Replace: {
-        if (!need_origin && step.a.size() == 1 && step.b.size() <= 4) {
-          append_replacing_byte(cur, uint8_t(step.a[0]), step.b, dst);  // (dst is clear)
-          break;
-        }
-        size_t at = cur.find(step.a);
-        if (at == std::string_view::npos) continue;
-        size_t done = 0;
-        for (; at != std::string_view::npos; at = cur.find(step.a, at + step.a.size())) {
-          dst.append(cur.substr(done, at - done));
-          dst += step.b;
-          if (need_origin) {
-            for (size_t i = done; i < at; i++) org.push_back(origin(uint32_t(i)));
-            pretok::Origin o = origin(uint32_t(at));
-            o.end = origin(uint32_t(at + step.a.size() - 1)).end;
-            org.insert(org.end(), step.b.size(), o);
-          }
-          done = at + step.a.size();
-        }
-        dst.append(cur.substr(done));
-        if (need_origin)
-          for (size_t i = done; i < cur.size(); i++) org.push_back(origin(uint32_t(i)));
-        break;
-      }
-    }
+    const Outcome done = apply(step, out, OriginOf{out, in, n}, need_origin, dst, org, sc);
+    if (done == Outcome::kDelegate) return false;
+    if (done == Outcome::kUnchanged) continue;
     out.bytes = reinterpret_cast<const uint8_t*>(dst.data());
     out.size = uint32_t(dst.size());
     if (need_origin) out.origin.swap(org);  // (the swapped-out vector is scratch again)

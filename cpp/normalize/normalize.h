@@ -111,10 +111,10 @@ struct Source {
   pretok::Origin at(uint32_t i) const;
 };
 
-// The per-character passes (unicode.cpp, precompiled_step.cpp).  Each writes the new
+// The per-character passes (unicode.cpp, precompiled.cpp).  Each writes the new
 // content to `dst` (and, with need_origin, one origin per byte to `org`); false: delegate.
-bool unicode_pass(const UnicodeOptions& opt, const CharMap& chars, const Source& src, bool need_origin, std::string& dst,
-                  std::vector<pretok::Origin>& org, Scratch& sc);
+bool unicode_pass(const UnicodeOptions& opt, const CharMap& chars, const Source& src, bool need_origin,
+                  std::string& dst, std::vector<pretok::Origin>& org, Scratch& sc);
 bool strip_pass(bool left, bool right, const Source& src, bool need_origin, std::string& dst,
                 std::vector<pretok::Origin>& org);
 bool nfkc_inert(const uint8_t* s, uint32_t n);

@@ -54,7 +54,7 @@ Charsmap::Charsmap(std::string_view blob) {
     }
     const size_t next = pos ^ offset(units_[pos]);
     if (has_leaf(units_[pos])) continue;  // a alone is a key: always a match (stays 1)
-    ascii_pairs_[a * 128] = 0;  // a at the end of the text: no match
+    ascii_pairs_[a * 128] = 0;            // a at the end of the text: no match
     for (unsigned b = 1; b < 128; b++)
       ascii_pairs_[a * 128 + b] = (next ^ b) >= units_.size() || label(units_[next ^ b]) == b;
   }
@@ -92,8 +92,7 @@ int64_t Charsmap::first_match(const uint8_t* key, uint32_t n, uint32_t& matched)
       // The first (shortest) match is the one transform uses; an offset past the strings
       // or inside a character would make the oracle panic.
       const uint32_t v = value(units_[pos]);
-      if (v > normalized_.size() || (v < normalized_.size() && (uint8_t(normalized_[v]) & 0xC0) == 0x80))
-        return -2;
+      if (v > normalized_.size() || (v < normalized_.size() && (uint8_t(normalized_[v]) & 0xC0) == 0x80)) return -2;
       return v;
     }
   }
@@ -132,14 +131,14 @@ bool linker_before(const uint8_t* s, uint32_t end) {
 Boundary boundary(const uint8_t* s, uint32_t a_end, uint32_t a, uint32_t b) {
   const uint32_t fa = props(a).flags, fb = props(b).flags;
   if (fa & T::kGraphemeControl) return a == '\r' && b == '\n' ? Boundary::Join : Boundary::Break;  // GB3, GB4
-  if (fb & T::kGraphemeControl) return Boundary::Break;                                           // GB5
-  if (fb & T::kGraphemeExtend) return Boundary::Join;                                             // GB9, GB9a
-  const bool maybe = (fa & T::kGbPrepend) ||                                                      // GB9b
-                     ((fa & T::kGbHangul) && (fb & T::kGbHangul)) ||                              // GB6-8
-                     ((fa & T::kGbRegional) && (fb & T::kGbRegional)) ||                          // GB12/13
-                     ((fa & T::kGbZwj) && (fb & T::kGbPictographic)) ||                           // GB11
-                     ((fb & T::kGbConsonant) && linker_before(s, a_end));                         // GB9c
-  return maybe ? Boundary::Unknown : Boundary::Break;                                             // GB999
+  if (fb & T::kGraphemeControl) return Boundary::Break;                                            // GB5
+  if (fb & T::kGraphemeExtend) return Boundary::Join;                                              // GB9, GB9a
+  const bool maybe = (fa & T::kGbPrepend) ||                                                       // GB9b
+                     ((fa & T::kGbHangul) && (fb & T::kGbHangul)) ||                               // GB6-8
+                     ((fa & T::kGbRegional) && (fb & T::kGbRegional)) ||                           // GB12/13
+                     ((fa & T::kGbZwj) && (fb & T::kGbPictographic)) ||                            // GB11
+                     ((fb & T::kGbConsonant) && linker_before(s, a_end));                          // GB9c
+  return maybe ? Boundary::Unknown : Boundary::Break;                                              // GB999
 }
 
 }  // namespace

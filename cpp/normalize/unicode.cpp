@@ -174,8 +174,9 @@ std::shared_ptr<const CharMap> char_map(const UnicodeOptions& opt) {
     std::string utf8;
     encode(c, utf8);
     to.clear();
-    return unicode_pass(opt, *map, Source{reinterpret_cast<const uint8_t*>(utf8.data()), uint32_t(utf8.size()), nullptr},
-                        false, to, none, sc);
+    return unicode_pass(opt, *map,
+                        Source{reinterpret_cast<const uint8_t*>(utf8.data()), uint32_t(utf8.size()), nullptr}, false,
+                        to, none, sc);
   };
   for (uint32_t c = 0x80; c < 0x800; c++) {
     const Record& r = props(c);
@@ -187,7 +188,9 @@ std::shared_ptr<const CharMap> char_map(const UnicodeOptions& opt) {
     if (r.ccc != 0 || (r.flags & T::kHangul)) continue;
     // The characters decomposition makes of c (c itself without one).
     std::vector<uint32_t> parts;
-    const uint32_t off = opt.decompose == UnicodeOptions::Nfd ? r.nfd : opt.decompose == UnicodeOptions::Nfkd ? r.nfkd : 0;
+    const uint32_t off = opt.decompose == UnicodeOptions::Nfd    ? r.nfd
+                         : opt.decompose == UnicodeOptions::Nfkd ? r.nfkd
+                                                                 : 0;
     if (off == 0 || (opt.clean_text && (r.flags & (T::kCleanRemove | T::kCleanSpace)))) {
       parts.push_back(c);  // (clean_text: removed, or one ' ' -- nothing to order)
     } else {
@@ -200,7 +203,8 @@ std::shared_ptr<const CharMap> char_map(const UnicodeOptions& opt) {
     }
     bool fixed = props(parts[0]).ccc == 0;
     for (size_t i = 1; i < parts.size() && fixed; i++)
-      fixed = props(parts[i]).ccc != 0 && ((props(parts[i]).flags & opt.drop) || (pass(parts[i], mark) && mark.empty()));
+      fixed =
+          props(parts[i]).ccc != 0 && ((props(parts[i]).flags & opt.drop) || (pass(parts[i], mark) && mark.empty()));
     if (!fixed || !pass(c, alone) || alone.size() > 255 || map->pool.size() + alone.size() > UINT16_MAX) continue;
     map->two[k] = CharMap::kFixed;
     map->at[k] = uint16_t(map->pool.size());
@@ -210,8 +214,14 @@ std::shared_ptr<const CharMap> char_map(const UnicodeOptions& opt) {
   return map;
 }
 
-bool unicode_pass(const UnicodeOptions& opt, const CharMap& map, const Source& src, bool need_origin,
-                  std::string& dst, std::vector<Origin>& org, Scratch& sc) {
+// Characters no stage changes are copied in runs (`run`: where the current one began); an
+// ASCII or two-byte character takes one lookup in the CharMap; any other that some stage
+// changes goes through clean_text (its filter first: NUL, U+FFFD and is_control -- the
+// oracle's is_other but \t \n \r --, then is_whitespace to ' '), the spaces around a CJK
+// ideograph (aligned to it; written at once when nothing else changes it) and the
+// Decomposer.  (One function: split into helpers, GCC compiled the loop differently.)
+bool unicode_pass(const UnicodeOptions& opt, const CharMap& map, const Source& src, bool need_origin, std::string& dst,
+                  std::vector<Origin>& org, Scratch& sc) {
   dst.reserve(src.n + src.n / 4 + 16);
   Writer w{opt, Out{dst, org, need_origin}};
   Decomposer d{opt, w, sc.pending, sc.slots};
@@ -219,7 +229,6 @@ bool unicode_pass(const UnicodeOptions& opt, const CharMap& map, const Source& s
   if (!map.modelled) return false;
   const int16_t* ascii = map.ascii;
   const uint32_t touch = touched_flags(opt);
-  // Characters no stage changes are copied in runs: `run` is where the current one began.
   uint32_t run = 0;
   auto copy_run = [&](uint32_t end) {
     dst.append(reinterpret_cast<const char*>(src.s + run), end - run);
@@ -228,7 +237,7 @@ bool unicode_pass(const UnicodeOptions& opt, const CharMap& map, const Source& s
   };
   for (uint32_t i = 0, cp = 0, len = 1; i < src.n; i += len) {
     const uint8_t b = src.s[i];
-    if (b < 0x80) {  // ASCII: one table lookup
+    if (b < 0x80) {    // ASCII: one table lookup
       if (d.idle()) {  // unchanged bytes: the run goes on
         uint32_t e = i;
         while (e < src.n && src.s[e] < 0x80 && ascii[src.s[e]] == src.s[e]) e++;
@@ -273,22 +282,18 @@ bool unicode_pass(const UnicodeOptions& opt, const CharMap& map, const Source& s
     copy_run(i), run = i + len;
     const Origin o = need_origin ? src.at(i) : Origin{0, 0};
     if (opt.chinese && (rec.flags & T::kChinese) && d.idle() && untouched(opt, rec, touch & ~T::kChinese)) {
-      // An ideograph nothing else changes: ' ', c, ' ' straight out.
       dst.push_back(' ');
       dst.append(reinterpret_cast<const char*>(src.s + i), len);
       dst.push_back(' ');
       if (need_origin) org.insert(org.end(), len + 2, o);
       continue;
     }
-    if (opt.clean_text) {
-      // do_clean_text: filter out NUL, U+FFFD and is_control (unicode_categories is_other
-      // except \t \n \r), then map is_whitespace to ' ' -- the filter first.
+    if (opt.clean_text) {  // do_clean_text
       const uint32_t f = props(cp).flags;
       if (f & T::kCleanRemove) continue;
       if (f & T::kCleanSpace) cp = ' ';
     }
-    if (opt.chinese && (props(cp).flags & T::kChinese)) {
-      // do_handle_chinese_chars: ' ', c, ' ' (all aligned to c)
+    if (opt.chinese && (props(cp).flags & T::kChinese)) {  // do_handle_chinese_chars
       d.feed(' ', o), d.feed(cp, o), d.feed(' ', o);
       continue;
     }

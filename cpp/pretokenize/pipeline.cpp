@@ -52,7 +52,7 @@ void append_origins(const Text& text, const uint8_t* input, uint32_t input_size,
     return;
   }
   const size_t base = org.size();
-  org.resize(base + (b - a));  // (then written through a pointer: an insert per character cost 25%)
+  org.resize(base + (b - a));  // (then written through a pointer, not inserted a character at a time)
   Origin* out = org.data() + base;
   while (a < b) {
     const Origin o = input_char(input, input_size, a);
@@ -286,6 +286,14 @@ class ByteLevelStage final : public Stage {
 // Metaspace: ' ' -> replacement, the replacement prepended (Always: unless the piece
 // starts with it; First: also only for the piece at original offset 0), then, with split,
 // a cut before every replacement character (MergedWithNext).
+//
+// Without origins, the split only looks at the pieces that may cut: those holding a ' ' or
+// the first byte of the replacement.  Any other comes out of the rewrite as itself, maybe
+// after one replacement, which the split (MergedWithNext) leaves on it: whole.
+// (WhitespaceSplit before Metaspace, t5's pipeline, leaves no ' ': a word a piece, each cut
+// at no cost.)  Those bytes are found as bits, 64 at a time with the find kernel, before
+// the rewrite moves the text: a piece's test is then a mask or two, not a loop that leaves
+// at a place no branch predictor knows.
 class MetaspaceStage final : public Stage {
  public:
   MetaspaceStage(std::string replacement, StageSpec::Prepend prepend, bool split)
@@ -294,17 +302,10 @@ class MetaspaceStage final : public Stage {
   void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const override {
     const bool keep = !scratch.origins_unread || repl_.size() > 4;
     const char* const content = reinterpret_cast<const char*>(text.bytes);  // (rewrite moves text)
-    // Without origins, the pieces the split may cut: those holding a ' ' or the first byte
-    // of the replacement.  Any other comes out of the rewrite as itself, maybe after one
-    // replacement, which the split (MergedWithNext) leaves on it: whole.  (WhitespaceSplit
-    // before Metaspace, t5's pipeline, leaves no ' ': a word a piece, each cut at no cost.)
-    std::vector<uint8_t>& may_cut = scratch.flags;
+    std::vector<uint8_t>& may_cut = scratch.flags;  // (without origins: the pieces the split may cut)
     const Piece* const first = pieces.data();
     const char r0 = repl_[0];
-    // Those bytes as bits, 64 at a time with the find kernel, before the rewrite moves the
-    // text: a piece's test is then a mask or two, not a loop that leaves at a place no
-    // branch predictor knows (it was half of this stage on t5's one-word pieces).
-    std::vector<uint64_t>& hits = scratch.bits;
+    std::vector<uint64_t>& hits = scratch.bits;  // (their bytes, a bit each)
     if (!keep) {
       may_cut.resize(pieces.size());
       hits.assign((size_t(text.size) + 63) / 64, 0);
@@ -335,8 +336,8 @@ class MetaspaceStage final : public Stage {
         return append_replacing_byte(std::string_view(s, n), ' ', repl_, out);  // (repl_: 1-4 bytes)
       }
       // The piece and its origins as they are, then widened in place from the back: each
-      // ' ' becomes the replacement, with the ' ''s origin on each of its bytes.  (Writing
-      // byte by byte through push_back and insert cost 9 ns a byte on English text.)
+      // ' ' becomes the replacement, with the ' ''s origin on each of its bytes (not byte by
+      // byte through push_back and insert).
       const size_t at = out.size(), base = org.size(), r = repl_.size();
       old_origins(p.begin, p.end);
       const size_t spaces = size_t(std::count(s, s + n, ' '));
@@ -431,25 +432,17 @@ class ScriptsStage final : public Stage {
   }
 };
 
-// MetaspaceRuns: a cut before each run of the mark (never inside a run: the vocabulary
-// has pieces of several marks), on a piece nothing else cuts.  tagpipe/metaspace.py proves
-// at load that such a cut cannot change an id: no vocabulary piece holds a mark after
-// another character -- except the `guards`, and a cut one of them could span is skipped:
-// a guard g spans the cut at p if g occurs in the text at p - k for a k where g has a
-// mark after another character.
-// With `pairs`, also a cut between two ASCII characters x, y, not both letters,
-// that no vocabulary piece has side by side (the proof is the same: a merge across the cut
-// would build such a piece):
-// "word.\n\nThe" is then "word." "\n\n" "The" -- shorter pieces, far more cache hits.
-class MarkRunsStage final : public Stage {
+// MetaspaceRuns: on a piece nothing else cuts, a cut before each run of the mark that no
+// `guards` piece could span, and between the ASCII pairs `pairs` allows.  tagpipe/plan/metaspace.py
+// proves at load that no such cut changes an id: docs/design/metaspace-runs.md.
+class MetaspaceRunsStage final : public Stage {
  public:
-  MarkRunsStage(std::string mark, const std::vector<std::string>& guards, const std::string& pairs)
+  MetaspaceRunsStage(std::string mark, const std::vector<std::string>& guards, const std::string& pairs)
       : mark_(std::move(mark)) {
     if (mark_.empty() || mark_.size() > 4) throw std::invalid_argument("MetaspaceRuns needs a one-character mark");
-    // (Not between two ASCII letters: the proof allows few such cuts -- 103 of English's
-    // 35,519 pair cuts with llama-2's vocabulary, 861 of code's 74,659 (camelCase) --
-    // while they are most of a text's pairs; the block below then looks up the table
-    // only where a pair holds something else.  A cut not taken is exact too.)
+    // (Not between two ASCII letters: the proof allows few such cuts, while they are most
+    // of a text's pairs; the block below then looks up the table only where a pair holds
+    // something else.  A cut not taken is exact too.)
     for (size_t i = 0; i < pairs.size() && i < sizeof pair_; i++)
       pair_[i] = pairs[i] != 0 && !(letter(uint8_t(i >> 7)) && letter(uint8_t(i & 0x7F)));
     const size_t m = mark_.size();
@@ -495,11 +488,7 @@ class MarkRunsStage final : public Stage {
       };
       // The head by the specification; the rest 64 positions at a time with no branch on
       // the text (a cut every few bytes defeats prediction): the marks kernel's masks of
-      // the positions that may cut, narrowed by the pair table and the guards.  (It replaced
-      // a byte loop the compiler vectorised for SSE2, packed into bits by a multiply, and a
-      // guard test at every mark: the split stage, all-hit English / code, llama-2
-      // 0.84 / 1.06 -> 0.58 / 0.77 ns a byte, mistral 1.07 / 1.32 -> 0.83 / 1.03, gemma-3
-      // 2.06 / 2.67 -> 1.64 / 2.11.)
+      // the positions that may cut, narrowed by the pair table and the guards.
       uint32_t j = 1;
       for (; j < n && j < m_; j++)
         if (cut_at(s, n, j)) cut(j);
@@ -511,7 +500,7 @@ class MarkRunsStage final : public Stage {
         // whose piece has `left` bytes from t on: t[-3..66] readable, those from t[left] on
         // garbage or zeros (a mark is then only taken with its three bytes before t[left]).
         auto block = [&](const uint8_t* t, uint32_t valid, uint32_t left) __attribute__((always_inline)) {
-          // (the runs and pairs of the 64 positions from the SIMD kernel: marks/marks.h)
+          // (the runs and pairs of the 64 positions from the SIMD kernel: kernels/marks/marks.h)
           const MarkMasks found = marks_fn(t, mark, guards_.empty() ? nullptr : guard_bytes_);
           uint64_t marks = found.runs, maybe = found.pairs;
           const uint64_t in = valid >= 64 ? ~uint64_t(0) : (uint64_t(1) << valid) - 1;
@@ -532,8 +521,7 @@ class MarkRunsStage final : public Stage {
         for (; j + 66 <= n; j += 64) block(s + j, 64, n - j);  // (a mark test at j + 63 reads to j + 65)
         // The last 1-65 positions: in place when t[-3..66] is on one page, else from a copy
         // padded with zeros.  (Short pieces are all tail: gemma-3's lines, cut off by its '\n'
-        // token.  Scanned byte by byte by the specification they took 7 ns a byte; the copy
-        // was a fifth of the stage's time there.)
+        // token, would otherwise be scanned byte by byte by the specification.)
         for (; j < n; j += 64) {
           if (may_read_ahead(s + j - 3, 3 + 64 + 3)) {
             block(s + j, n - j, n - j);
@@ -578,8 +566,8 @@ class MarkRunsStage final : public Stage {
   }
   // Whether a piece's head (its first kSample bytes) is mostly outside ASCII, the marks in
   // it that are part of a run of two or more marks counted as ASCII (code's indentation).
-  // Byte loops with no branch on the text, which the compiler vectorises: the loop over
-  // characters this replaced cost llama-2 Chinese a few percent (a 10 kB document's head).
+  // Byte loops with no branch on the text, which the compiler vectorises (a document's
+  // head can be kilobytes).
   bool dense(const uint8_t* s, uint32_t n) const {
     const size_t len = std::min<size_t>(n, kSample);
     uint32_t ascii = 0;
@@ -599,16 +587,9 @@ class MarkRunsStage final : public Stage {
     return 2 * (ascii + 3 * runs) < len;
   }
   void model_cuts(bool yes) override { model_cuts_ = yes; }
-  // A piece this long whose first kilobyte is mostly outside ASCII (Chinese, Russian: 2-3
-  // bytes a character, the mark's 3 bytes between words) -- runs of two or more marks
-  // counted as ASCII -- is left whole when the model cuts it.  (Counted as not ASCII, the
-  // runs of code's indentation left 139 of the code corpus's 391 documents whole: llama-2
-  // code all-hit 1.9x slower.)  Either way is exact (whole is the oracle's own piece);
-  // this is for speed: the model's cuts (Bpe::cuts) fall before nearly every run of marks
-  // too -- no merge result holds a mark after another character, this stage's proof -- and
-  // between most characters besides, and its one pass costs less than this stage's pass
-  // plus a cache probe per word (llama-2 without this: Chinese 0.79x, multilingual 0.80x
-  // of the whole-span path).
+  // A piece this long whose first kilobyte is mostly outside ASCII (runs of two or more
+  // marks counted as ASCII) is left whole when the model cuts it: the model's cuts
+  // (Bpe::cuts) are exact there too and cost less (docs/design/metaspace-runs.md).
   static constexpr uint32_t kDenseMin = 256;
   static constexpr uint32_t kSample = 4 * kDenseMin;  // (a text's head tells)
   bool model_cuts_ = false;
@@ -665,8 +646,8 @@ std::unique_ptr<Stage> make_stage(const StageSpec& s) {
       return std::make_unique<FixedLengthStage>(s.length);
     case K::Scripts:
       return std::make_unique<ScriptsStage>();
-    case K::MarkRuns:
-      return std::make_unique<MarkRunsStage>(s.literal, s.guards, s.pairs);
+    case K::MetaspaceRuns:
+      return std::make_unique<MetaspaceRunsStage>(s.literal, s.guards, s.pairs);
   }
   throw std::invalid_argument("unknown stage kind");
 }

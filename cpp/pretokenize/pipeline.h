@@ -1,8 +1,8 @@
 // A native pre-tokenizer: the stages of a tokenizer.json "pre_tokenizer" section (a
 // Sequence flattened), each run on every piece the previous stage produced.
 //
-// The Python plan (tagpipe/plan.py) decides what is native and builds StageSpecs; this
-// side trusts them.  PreTokenizer is immutable and shared between threads; every call
+// The Python plan (tagpipe/plan/pre_tokenizers.py) decides what is native and builds
+// StageSpecs; this side trusts them.  PreTokenizer is immutable and shared between threads; every call
 // brings its own Scratch.
 #pragma once
 #include <cstdint>
@@ -18,16 +18,16 @@ namespace tagpipe::pretok {
 
 struct StageSpec {
   enum class Kind : uint8_t {
-    Pattern,      // Split with a known regex family (`name`), behavior, invert
-    Literal,      // Split with a String pattern (`literal`), behavior, invert; CharDelimiterSplit
-    Runs,         // a class-run splitter `name`: whitespace, whitespace_split, bert, punctuation, digits
-    ByteLevel,    // add_prefix_space, use_regex
-    Metaspace,    // literal = replacement (one character), prepend, split
-    FixedLength,  // length
-    Scripts,      // UnicodeScripts
-    MarkRuns,     // MetaspaceRuns: a cut before each run of `literal` (the mark), unless a
-                  // guard token could span it (`guards`: the vocabulary's crossing pieces),
-                  // and between the ASCII pairs `pairs` marks (128 x 128 bytes, x * 128 + y)
+    Pattern,        // Split with a known regex family (`name`), behavior, invert
+    Literal,        // Split with a String pattern (`literal`), behavior, invert; CharDelimiterSplit
+    Runs,           // a class-run splitter `name`: whitespace, whitespace_split, bert, punctuation, digits
+    ByteLevel,      // add_prefix_space, use_regex
+    Metaspace,      // literal = replacement (one character), prepend, split
+    FixedLength,    // length
+    Scripts,        // UnicodeScripts
+    MetaspaceRuns,  // a cut before each run of `literal` (the mark), unless a guard token could
+                    // span it (`guards`: the vocabulary's crossing pieces), and between the
+                    // ASCII pairs `pairs` marks (128 x 128 bytes, x * 128 + y)
   };
   enum class Prepend : uint8_t { Always, First, Never };
 
@@ -41,7 +41,7 @@ struct StageSpec {
   bool split = true;
   uint32_t length = 5;
   std::vector<std::string> guards;
-  std::string pairs;  // MarkRuns: empty, or 16384 bytes, nonzero where a cut between x and y is proven
+  std::string pairs;  // MetaspaceRuns: empty, or 16384 bytes, nonzero where a cut between x and y is proven
 };
 
 // Per-call working memory: tag buffers (one per alphabet, padded for the SIMD readers) and
@@ -64,7 +64,7 @@ class Scratch {
   std::vector<uint32_t> cuts;
   std::vector<uint8_t> flags;  // a byte per piece between two passes of a stage (Metaspace)
   std::vector<uint64_t> bits;  // a bit per byte of the text (Metaspace: its ' ' and mark bytes)
-  // Room for a stage that writes pieces in place (MarkRuns): its size only grows, so the
+  // Room for a stage that writes pieces in place (MetaspaceRuns): its size only grows, so the
   // room is not zero-filled again on every call (resize would fill a piece per byte).
   std::vector<Piece> room;
 
@@ -81,7 +81,7 @@ class Stage {
   // Replaces `pieces` (over `text`) by their sub-pieces; may replace `text`.
   virtual void apply(Text& text, std::vector<Piece>& pieces, Scratch& scratch) const = 0;
   // The model cuts a long piece itself wherever a cut is exact (Bpe::cuts): a stage whose
-  // cuts only serve speed may leave a piece to it (MarkRuns: text mostly outside ASCII).
+  // cuts only serve speed may leave a piece to it (MetaspaceRuns: text mostly outside ASCII).
   virtual void model_cuts(bool) {}
 };
 
@@ -105,7 +105,7 @@ class PreTokenizer {
   void run(const Text& input, uint32_t origin_base, PreTokenized& out, Scratch& scratch) const;
   // The same for several inputs at once: `initial` (non-empty, ascending, apart) are the
   // pieces of `input` to split -- each as if it were an input of its own, since every stage
-  // runs on one piece at a time (pretok/text.h) -- and the pieces stay in input's
+  // runs on one piece at a time (pretokenize/text.h) -- and the pieces stay in input's
   // coordinates.  Only without needs_origin() ("a piece at offset 0" would be the first one
   // here) and rewrites() (throws std::logic_error).
   void run(const Text& input, const std::vector<Piece>& initial, PreTokenized& out, Scratch& scratch) const;

@@ -1,5 +1,5 @@
 // simd8x64 / u32v over AVX2: two 32-byte registers per chunk, hardware gathers.
-// Included inside the avx2 target region, before classify_generic.h.
+// Included by arch/avx2.cpp inside its target region, before the generic kernels.
 #pragma once
 #include <immintrin.h>
 

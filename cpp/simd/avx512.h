@@ -1,6 +1,6 @@
 // simd8x64 / u32v over AVX-512 (F, BW, VL, VBMI, VBMI2): one register per chunk, mask
 // registers, a 128-entry byte permute, byte compress/expand and 16-lane gathers.
-// Included inside the avx512 target region, before classify_generic.h.
+// Included by arch/avx512.cpp inside its target region, before the generic kernels.
 #pragma once
 #include <immintrin.h>
 
@@ -100,25 +100,30 @@ struct u32v {
 
 // Lead lanes packed with vpcompressb: a chunk of Chinese text (about 21 leads in 64 bytes)
 // decodes two groups of 16 instead of four, and vpexpandb puts the tags back in place.
+// (Always inlined: left to GCC's early inliner, whether they are inlined depends on what else
+// the file compiles -- even on whether the kernel's address is taken there -- and the
+// avx512 classify kernel's code changes with it.)
 struct LeadLanes {
   alignas(64) uint8_t packed[4][64];  // byte k of each lead's sequence, leads packed to the front
   alignas(64) uint8_t tags[64] = {};
   uint64_t lead;
   int n;
 
-  LeadLanes(const uint8_t*, const simd8x64& v0, const simd8x64& v1, const simd8x64& v2, const simd8x64& v3,
-            uint64_t lead_)
+  TAGPIPE_ALWAYS_INLINE LeadLanes(const uint8_t*, const simd8x64& v0, const simd8x64& v1, const simd8x64& v2,
+                                  const simd8x64& v3, uint64_t lead_)
       : lead(lead_), n(__builtin_popcountll(lead_)) {
     _mm512_store_si512(packed[0], _mm512_maskz_compress_epi8(lead, v0.v));
     _mm512_store_si512(packed[1], _mm512_maskz_compress_epi8(lead, v1.v));
     _mm512_store_si512(packed[2], _mm512_maskz_compress_epi8(lead, v2.v));
     _mm512_store_si512(packed[3], _mm512_maskz_compress_epi8(lead, v3.v));
   }
-  int count() const { return n; }
-  bool empty(int) const { return false; }
-  const uint8_t* src(int k) const { return packed[k]; }
-  uint8_t* out() { return tags; }
-  simd8x64 result() const { return {_mm512_maskz_expand_epi8(lead, _mm512_load_si512(tags))}; }
+  TAGPIPE_ALWAYS_INLINE int count() const { return n; }
+  TAGPIPE_ALWAYS_INLINE bool empty(int) const { return false; }
+  TAGPIPE_ALWAYS_INLINE const uint8_t* src(int k) const { return packed[k]; }
+  TAGPIPE_ALWAYS_INLINE uint8_t* out() { return tags; }
+  TAGPIPE_ALWAYS_INLINE simd8x64 result() const {
+    return {_mm512_maskz_expand_epi8(lead, _mm512_load_si512(tags))};
+  }
 };
 
 }  // namespace tagpipe::avx512

@@ -1,6 +1,6 @@
 // simd8x64 / u32v over AArch64 NEON (ASIMD, always present): four 16-byte registers per
 // chunk, tbl lookups, scalar-load "gathers".
-// Included by classify_neon.cpp before classify_generic.h.
+// Included by arch/neon.cpp before the generic kernels (ASIMD needs no target region).
 #pragma once
 #include <arm_neon.h>
 
@@ -160,7 +160,7 @@ struct u32v {
   }
 };
 
-// One 16-byte register for the replace kernel (replace/replace_generic.h).
+// One 16-byte register for the replace kernel (kernels/replace/replace_generic.h).
 struct Bytes16 {
   uint8x16_t v;
   static TAGPIPE_ALWAYS_INLINE Bytes16 halves(uint64_t lo, uint64_t hi) {

@@ -1,5 +1,5 @@
 // simd8x64 / u32v over SSE4.2 (with SSSE3 pshufb): four 16-byte registers per chunk.
-// Included inside the sse42 target region, before classify_generic.h.
+// Included by arch/sse42.cpp inside its target region, before the generic kernels.
 #pragma once
 #include <immintrin.h>
 
@@ -165,7 +165,7 @@ struct u32v {
   }
 };
 
-// One 16-byte register for the replace kernel (replace/replace_generic.h).
+// One 16-byte register for the replace kernel (kernels/replace/replace_generic.h).
 struct Bytes16 {
   __m128i v;
   static TAGPIPE_ALWAYS_INLINE Bytes16 halves(uint64_t lo, uint64_t hi) {

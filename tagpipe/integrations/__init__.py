@@ -12,11 +12,22 @@ The engines are optional: nothing here imports them until a helper needs one, an
 missing one raises ImportError naming the extra to install (``tagpipe[datasets]``,
 ``tagpipe[ray]``, ``tagpipe[spark]``).
 """
+
 from tagpipe.integrations.base import ColumnEncoder, default_threads, engine_worker, provenance
 from tagpipe.integrations.hf_datasets import DatasetsEncoder, datasets_encode, datasets_encoder
 from tagpipe.integrations.ray_data import RayEncoder, ray_encoder
 from tagpipe.integrations.spark import spark_encode, spark_udf
 
-__all__ = ["ColumnEncoder", "DatasetsEncoder", "RayEncoder", "datasets_encode", "datasets_encoder", "default_threads",
-           "engine_worker", "provenance",
-           "ray_encoder", "spark_encode", "spark_udf"]
+__all__ = [
+    "ColumnEncoder",
+    "DatasetsEncoder",
+    "RayEncoder",
+    "datasets_encode",
+    "datasets_encoder",
+    "default_threads",
+    "engine_worker",
+    "provenance",
+    "ray_encoder",
+    "spark_encode",
+    "spark_udf",
+]

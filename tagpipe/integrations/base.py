@@ -6,15 +6,29 @@ reused by every later batch or task with the same bytes (`_WORKER_TOKENIZERS`, k
 the JSON's sha256 and the options), so an engine that ships the function with each task
 does not pay for a rebuild per task.
 """
+
 from __future__ import annotations
 
 import hashlib
 import importlib
-import os
-import sys
 from typing import Any, Optional
 
 import numpy as np
+
+from tagpipe._threads import default_threads, engine_worker
+from tagpipe._version import __version__
+from tagpipe.tokenizer import Tokenizer
+
+__all__ = [
+    "ColumnEncoder",
+    "default_threads",
+    "engine_worker",
+    "provenance",
+    "require",
+    "table_column",
+    "tokenizer_sha256",
+    "with_column",
+]
 
 _WORKER_TOKENIZERS: dict[tuple, Any] = {}
 PICKLE_FORMAT = 1
@@ -25,41 +39,7 @@ def require(module: str, extra: str) -> Any:
     try:
         return importlib.import_module(module)
     except ImportError as e:
-        raise ImportError(f"this tagpipe helper needs {module!r}: pip install \"tagpipe[{extra}]\" "
-                          f"({e})") from e
-
-
-def engine_worker() -> Optional[str]:
-    """The kind of engine worker this process is, or None on a driver / a plain process:
-    "spark" (a PySpark Python worker), "ray" (a Ray worker), "pool" (a daemonic process of a
-    multiprocessing / multiprocess pool: datasets' num_proc, torch DataLoader workers)."""
-    mods = sys.modules
-    spec = getattr(mods.get("__main__"), "__spec__", None)
-    if spec is not None and (spec.name or "").startswith("pyspark."):  # python -m pyspark.daemon / .worker
-        return "spark"
-    ray = mods.get("ray")
-    if ray is not None:
-        try:
-            worker = ray._private.worker
-            if worker.global_worker.mode == worker.WORKER_MODE:
-                return "ray"
-        except Exception:  # noqa: BLE001 (another Ray layout: not a worker we know)
-            pass
-    for name in ("multiprocess", "multiprocessing"):
-        mp = mods.get(name)
-        if mp is not None:
-            try:
-                if mp.current_process().daemon:
-                    return "pool"
-            except Exception:  # noqa: BLE001
-                pass
-    return None
-
-
-def default_threads() -> int:
-    """The native threads a call with num_threads=None uses: 1 inside an engine worker
-    (`engine_worker`: the engine already runs one worker per core), else every core."""
-    return 1 if engine_worker() else os.cpu_count() or 1
+        raise ImportError(f'this tagpipe helper needs {module!r}: pip install "tagpipe[{extra}]" ({e})') from e
 
 
 def tokenizer_sha256(tok: Any) -> str:
@@ -72,10 +52,12 @@ def provenance(tok: Any, add_special_tokens: bool = True) -> dict[str, Any]:
     """What to record next to token ids so a later run can prove it makes the same ids:
     the tokenizer's sha256, add_special_tokens, and the tagpipe (and, when installed,
     tokenizers) versions."""
-    import tagpipe
-
-    out = {"tokenizer_sha256": tokenizer_sha256(tok), "add_special_tokens": add_special_tokens,
-           "tagpipe": tagpipe.__version__, "native": tok.native}
+    out = {
+        "tokenizer_sha256": tokenizer_sha256(tok),
+        "add_special_tokens": add_special_tokens,
+        "tagpipe": __version__,
+        "native": tok.native,
+    }
     try:
         import tokenizers
 
@@ -85,9 +67,7 @@ def provenance(tok: Any, add_special_tokens: bool = True) -> dict[str, Any]:
     return out
 
 
-def _worker_tokenizer(json_text: str, sha: str, options: dict[str, Any]) -> Any:
-    from tagpipe.tokenizer import Tokenizer
-
+def _worker_tokenizer(json_text: str, sha: str, options: dict[str, Any]) -> Tokenizer:
     key = (sha, tuple(sorted(options.items())))
     tok = _WORKER_TOKENIZERS.get(key)
     if tok is None:
@@ -95,15 +75,22 @@ def _worker_tokenizer(json_text: str, sha: str, options: dict[str, Any]) -> Any:
     return tok
 
 
-def _rebuild(cls, version: int, json_text: str, sha: str, options: dict[str, Any], settings: dict[str, Any],
-             tagpipe_version: str = "?"):
-    import tagpipe
-
+def _rebuild(
+    cls,
+    version: int,
+    json_text: str,
+    sha: str,
+    options: dict[str, Any],
+    settings: dict[str, Any],
+    tagpipe_version: str = "?",
+):
     if version != PICKLE_FORMAT:
         raise ValueError(f"a tagpipe engine helper pickled by another tagpipe (format {version})")
-    if tagpipe_version != tagpipe.__version__:  # (identical ids on every worker: one tagpipe)
-        raise ValueError(f"this worker runs tagpipe {tagpipe.__version__}, the helper comes from tagpipe "
-                         f"{tagpipe_version}: install one tagpipe version on the driver and the workers")
+    if tagpipe_version != __version__:  # (identical ids on every worker: one tagpipe)
+        raise ValueError(
+            f"this worker runs tagpipe {__version__}, the helper comes from tagpipe "
+            f"{tagpipe_version}: install one tagpipe version on the driver and the workers"
+        )
     if hashlib.sha256(json_text.encode("utf-8")).hexdigest() != sha:
         raise ValueError("the tokenizer.json shipped to this worker does not match its sha256")
     obj = cls.__new__(cls)
@@ -119,21 +106,35 @@ class ColumnEncoder:
     worker per core); `nulls`: ``"error"`` (a null text raises ValueError naming its row)
     or ``"null"`` (a null ids row)."""
 
-    def __init__(self, tok: Any, column: str = "text", output: str = "input_ids", *,
-                 add_special_tokens: bool = True, num_threads: Optional[int] = 1, nulls: str = "error"):
-        from tagpipe.tokenizer import Tokenizer
-
+    def __init__(
+        self,
+        tok: Tokenizer,
+        column: str = "text",
+        output: str = "input_ids",
+        *,
+        add_special_tokens: bool = True,
+        num_threads: Optional[int] = 1,
+        nulls: str = "error",
+    ):
         if not isinstance(tok, Tokenizer):
-            raise TypeError(f"expected a tagpipe.Tokenizer, got {type(tok).__name__} "
-                            "(tagpipe.Tokenizer.from_file / from_pretrained / from_hf make one)")
+            raise TypeError(
+                f"expected a tagpipe.Tokenizer, got {type(tok).__name__} "
+                "(tagpipe.Tokenizer.from_file / from_pretrained / from_hf make one)"
+            )
         if not isinstance(column, str) or not isinstance(output, str):
             raise TypeError("column and output are column names (str)")
         if num_threads is not None and int(num_threads) < 1:
             raise ValueError("num_threads must be at least 1 (None: every core)")
         if nulls not in ("error", "null"):
             raise ValueError(f"nulls must be 'error' or 'null', got {nulls!r}")
-        self._init(tok, column=column, output=output, add_special_tokens=bool(add_special_tokens),
-                   num_threads=num_threads, nulls=nulls)
+        self._init(
+            tok,
+            column=column,
+            output=output,
+            add_special_tokens=bool(add_special_tokens),
+            num_threads=num_threads,
+            nulls=nulls,
+        )
 
     def _init(self, tok: Any, **settings: Any) -> None:
         self.tokenizer = tok
@@ -142,11 +143,19 @@ class ColumnEncoder:
             setattr(self, k, v)
 
     def __reduce__(self):
-        import tagpipe
-
         tok = self.tokenizer
-        return (_rebuild, (type(self), PICKLE_FORMAT, tok.to_str(), tokenizer_sha256(tok), dict(tok._options),
-                           dict(self._settings), tagpipe.__version__))
+        return (
+            _rebuild,
+            (
+                type(self),
+                PICKLE_FORMAT,
+                tok.to_str(),
+                tokenizer_sha256(tok),
+                dict(tok._options),
+                dict(self._settings),
+                __version__,
+            ),
+        )
 
     def provenance(self) -> dict[str, Any]:
         """tokenizer sha256, add_special_tokens, versions: record them with the ids."""
@@ -160,8 +169,10 @@ class ColumnEncoder:
         return self.tokenizer.encode_batch_flat(texts, self.add_special_tokens, self.num_threads, nulls=self.nulls)
 
     def __repr__(self) -> str:
-        return (f"{type(self).__name__}(column={self.column!r}, output={self.output!r}, "
-                f"tokenizer sha256 {tokenizer_sha256(self.tokenizer)[:12]}, num_threads={self.num_threads})")
+        return (
+            f"{type(self).__name__}(column={self.column!r}, output={self.output!r}, "
+            f"tokenizer sha256 {tokenizer_sha256(self.tokenizer)[:12]}, num_threads={self.num_threads})"
+        )
 
 
 def table_column(table: Any, name: str) -> Any:

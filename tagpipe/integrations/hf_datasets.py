@@ -14,6 +14,7 @@ With ``num_proc=N`` datasets pickles the encoder into N processes (the tokenizer
 as its JSON, rebuilt once per process); each encodes on one native thread unless
 ``num_threads`` says otherwise.
 """
+
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence
@@ -30,8 +31,15 @@ def _split(ids: np.ndarray, offsets: np.ndarray) -> list[np.ndarray]:
 class DatasetsEncoder(ColumnEncoder):
     """A batched ``datasets.Dataset.map`` function (see the module docstring)."""
 
-    def __init__(self, tok: Any, column: str = "text", output: str = "input_ids", *,
-                 remove_columns: Sequence[str] = (), **kw: Any):
+    def __init__(
+        self,
+        tok: Any,
+        column: str = "text",
+        output: str = "input_ids",
+        *,
+        remove_columns: Sequence[str] = (),
+        **kw: Any,
+    ):
         super().__init__(tok, column, output, **kw)
         self._settings["remove_columns"] = self.remove_columns = tuple(remove_columns)
 
@@ -50,35 +58,69 @@ class DatasetsEncoder(ColumnEncoder):
 
                 return pd.DataFrame({self.output: rows}, index=batch.index)
             return {self.output: rows}
-        raise TypeError(f"datasets_encoder expects a batch (batched=True): a dict or an Arrow table, "
-                        f"got {type(batch).__name__}")
+        raise TypeError(
+            f"datasets_encoder expects a batch (batched=True): a dict or an Arrow table, got {type(batch).__name__}"
+        )
 
 
-def datasets_encoder(tok: Any, column: str = "text", output: str = "input_ids", *,
-                     add_special_tokens: bool = True, num_threads: Optional[int] = 1, nulls: str = "error",
-                     remove_columns: Sequence[str] = ()) -> DatasetsEncoder:
+def datasets_encoder(
+    tok: Any,
+    column: str = "text",
+    output: str = "input_ids",
+    *,
+    add_special_tokens: bool = True,
+    num_threads: Optional[int] = 1,
+    nulls: str = "error",
+    remove_columns: Sequence[str] = (),
+) -> DatasetsEncoder:
     """A function for ``dataset.map(fn, batched=True, num_proc=N)`` adding column `output`
     (the ids of column `column`, ``list<uint32>``).  Faster on an Arrow-formatted dataset
     (``dataset.with_format("arrow")``, as `datasets_encode` does)."""
-    return DatasetsEncoder(tok, column, output, add_special_tokens=add_special_tokens, num_threads=num_threads,
-                           nulls=nulls, remove_columns=remove_columns)
+    return DatasetsEncoder(
+        tok,
+        column,
+        output,
+        add_special_tokens=add_special_tokens,
+        num_threads=num_threads,
+        nulls=nulls,
+        remove_columns=remove_columns,
+    )
 
 
-def datasets_encode(dataset: Any, tok: Any, column: str = "text", output: str = "input_ids", *,
-                    num_proc: Optional[int] = None, batch_size: int = 1000, remove_columns: Sequence[str] = (),
-                    add_special_tokens: bool = True, num_threads: Optional[int] = 1, nulls: str = "error",
-                    **map_kwargs: Any) -> Any:
+def datasets_encode(
+    dataset: Any,
+    tok: Any,
+    column: str = "text",
+    output: str = "input_ids",
+    *,
+    num_proc: Optional[int] = None,
+    batch_size: int = 1000,
+    remove_columns: Sequence[str] = (),
+    add_special_tokens: bool = True,
+    num_threads: Optional[int] = 1,
+    nulls: str = "error",
+    **map_kwargs: Any,
+) -> Any:
     """``dataset.map`` with a `datasets_encoder` over the dataset's Arrow batches; returns the
     new dataset in the input's format.  Other keywords go to ``map`` (``desc``,
     ``cache_file_name``, ``load_from_cache_file``, ...)."""
     datasets = require("datasets", "datasets")
     if not isinstance(dataset, datasets.Dataset):
-        raise TypeError(f"datasets_encode expects a datasets.Dataset, got {type(dataset).__name__} "
-                        "(for a DatasetDict, call it per split)")
-    fn = datasets_encoder(tok, column, output, add_special_tokens=add_special_tokens, num_threads=num_threads,
-                          nulls=nulls, remove_columns=remove_columns)
+        raise TypeError(
+            f"datasets_encode expects a datasets.Dataset, got {type(dataset).__name__} "
+            "(for a DatasetDict, call it per split)"
+        )
+    fn = datasets_encoder(
+        tok,
+        column,
+        output,
+        add_special_tokens=add_special_tokens,
+        num_threads=num_threads,
+        nulls=nulls,
+        remove_columns=remove_columns,
+    )
     fmt = dataset.format
-    out = dataset.with_format("arrow").map(fn, batched=True, batch_size=batch_size, num_proc=num_proc,
-                                           **map_kwargs)
-    return out.with_format(fmt["type"], columns=None, output_all_columns=fmt["output_all_columns"],
-                           **fmt["format_kwargs"])
+    out = dataset.with_format("arrow").map(fn, batched=True, batch_size=batch_size, num_proc=num_proc, **map_kwargs)
+    return out.with_format(
+        fmt["type"], columns=None, output_all_columns=fmt["output_all_columns"], **fmt["format_kwargs"]
+    )

@@ -13,6 +13,7 @@ Ray ships the encoder to its workers by pickle (the tokenizer.json, rebuilt once
 process and reused by later tasks); each call runs on one native thread unless
 ``num_threads`` says otherwise (Ray already runs one task per CPU).
 """
+
 from __future__ import annotations
 
 from typing import Any, Optional
@@ -44,14 +45,20 @@ class RayEncoder(ColumnEncoder):
             ids, offsets = self.encode_flat(batch[self.column])
             rows = np.empty(len(offsets) - 1, dtype=object)
             for i in range(len(rows)):  # (one view per row; a slice assignment would broadcast)
-                rows[i] = ids[offsets[i]:offsets[i + 1]]
+                rows[i] = ids[offsets[i] : offsets[i + 1]]
             return {**batch, self.output: rows}
         raise TypeError(f"ray_encoder expects a pyarrow, pandas or numpy batch, got {type(batch).__name__}")
 
 
-def ray_encoder(tok: Any, column: str = "text", output: str = "input_ids", *, add_special_tokens: bool = True,
-                num_threads: Optional[int] = 1, nulls: str = "error") -> RayEncoder:
+def ray_encoder(
+    tok: Any,
+    column: str = "text",
+    output: str = "input_ids",
+    *,
+    add_special_tokens: bool = True,
+    num_threads: Optional[int] = 1,
+    nulls: str = "error",
+) -> RayEncoder:
     """A function for ``ds.map_batches(fn, batch_format="pyarrow")`` (or ``"pandas"``,
     ``"numpy"``) adding column `output`: the ids of column `column`."""
-    return RayEncoder(tok, column, output, add_special_tokens=add_special_tokens, num_threads=num_threads,
-                      nulls=nulls)
+    return RayEncoder(tok, column, output, add_special_tokens=add_special_tokens, num_threads=num_threads, nulls=nulls)

@@ -12,6 +12,7 @@ below 2**31).  The tokenizer travels to the executors by pickle (its JSON, rebui
 Python worker); each batch is encoded on one native thread unless ``num_threads`` says
 otherwise (Spark runs one Python worker per task slot).
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterator, Optional
@@ -59,15 +60,17 @@ class _SparkEncoder(ColumnEncoder):
             yield pa.RecordBatch.from_arrays(list(batch.columns) + [ids], names=names + [self.output])
 
 
-def spark_udf(tok: Any, *, add_special_tokens: bool = True, num_threads: Optional[int] = 1,
-              nulls: str = "error") -> Any:
+def spark_udf(
+    tok: Any, *, add_special_tokens: bool = True, num_threads: Optional[int] = 1, nulls: str = "error"
+) -> Any:
     """A pandas UDF mapping a string column to its ids (``array<int>``):
     ``df.withColumn("input_ids", spark_udf(tok)("text"))``.  With ``nulls="null"`` a null
     text gives a null ids row."""
     F = require("pyspark.sql.functions", "spark")
     T = require("pyspark.sql.types", "spark")
-    enc = _SparkEncoder(tok, "text", "input_ids", add_special_tokens=add_special_tokens, num_threads=num_threads,
-                        nulls=nulls)
+    enc = _SparkEncoder(
+        tok, "text", "input_ids", add_special_tokens=add_special_tokens, num_threads=num_threads, nulls=nulls
+    )
     enc._check()
     pd = require("pandas", "spark")
 
@@ -78,16 +81,26 @@ def spark_udf(tok: Any, *, add_special_tokens: bool = True, num_threads: Optiona
     return F.pandas_udf(encode, T.ArrayType(T.IntegerType(), containsNull=False))
 
 
-def spark_encode(df: Any, tok: Any, column: str = "text", output: str = "input_ids", *,
-                 add_special_tokens: bool = True, num_threads: Optional[int] = 1, nulls: str = "error") -> Any:
+def spark_encode(
+    df: Any,
+    tok: Any,
+    column: str = "text",
+    output: str = "input_ids",
+    *,
+    add_special_tokens: bool = True,
+    num_threads: Optional[int] = 1,
+    nulls: str = "error",
+) -> Any:
     """`df` with column `output` (``array<int>``, the ids of column `column`) appended,
     through ``df.mapInArrow`` (Spark >= 3.3)."""
     T = require("pyspark.sql.types", "spark")
     if output in df.columns:
         raise ValueError(f"the DataFrame already has a column {output!r}")
-    enc = _SparkEncoder(tok, column, output, add_special_tokens=add_special_tokens, num_threads=num_threads,
-                        nulls=nulls)
+    enc = _SparkEncoder(
+        tok, column, output, add_special_tokens=add_special_tokens, num_threads=num_threads, nulls=nulls
+    )
     enc._check()
-    schema = T.StructType(df.schema.fields + [T.StructField(output, T.ArrayType(T.IntegerType(), False),
-                                                            nulls == "null")])
+    schema = T.StructType(
+        df.schema.fields + [T.StructField(output, T.ArrayType(T.IntegerType(), False), nulls == "null")]
+    )
     return df.mapInArrow(enc.batches, schema)

@@ -19,20 +19,4 @@ constexpr uint8_t kSingle = 0x80;
 
 using BoundariesFn = size_t (*)(const uint8_t* tags, uint32_t b, uint32_t e, const uint8_t* remap, uint32_t* out);
 
-namespace scalar {
-size_t boundaries(const uint8_t* tags, uint32_t b, uint32_t e, const uint8_t* remap, uint32_t* out);
-}
-namespace sse42 {
-size_t boundaries(const uint8_t* tags, uint32_t b, uint32_t e, const uint8_t* remap, uint32_t* out);
-}
-namespace avx2 {
-size_t boundaries(const uint8_t* tags, uint32_t b, uint32_t e, const uint8_t* remap, uint32_t* out);
-}
-namespace avx512 {
-size_t boundaries(const uint8_t* tags, uint32_t b, uint32_t e, const uint8_t* remap, uint32_t* out);
-}
-namespace neon {
-size_t boundaries(const uint8_t* tags, uint32_t b, uint32_t e, const uint8_t* remap, uint32_t* out);
-}
-
 }  // namespace tagpipe

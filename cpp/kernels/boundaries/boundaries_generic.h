@@ -1,5 +1,5 @@
 // The boundaries algorithm, written once for every SIMD architecture (see boundaries.h).
-// Included by boundaries_<arch>.cpp after simd/<arch>.h, with TAGPIPE_ARCH set.
+// Included by arch/<isa>.cpp after simd/<isa>.h, with TAGPIPE_ARCH set to the ISA.
 //
 // Per 64 bytes: remap the tags at i and at i-1 .. i-4 (unaligned loads of the padded tag
 // buffer, one 16-entry table lookup each); the class of the character before i is the

@@ -24,20 +24,4 @@ using ClassifyFn = void (*)(const uint8_t* in, size_t n, const Alphabet& a, uint
 
 inline size_t start_words(size_t n) { return (n + 63) / 64; }
 
-namespace scalar {
-void classify(const uint8_t* in, size_t n, const Alphabet& a, uint8_t* tags, uint64_t* starts);
-}
-namespace sse42 {
-void classify(const uint8_t* in, size_t n, const Alphabet& a, uint8_t* tags, uint64_t* starts);
-}
-namespace avx2 {
-void classify(const uint8_t* in, size_t n, const Alphabet& a, uint8_t* tags, uint64_t* starts);
-}
-namespace avx512 {
-void classify(const uint8_t* in, size_t n, const Alphabet& a, uint8_t* tags, uint64_t* starts);
-}
-namespace neon {
-void classify(const uint8_t* in, size_t n, const Alphabet& a, uint8_t* tags, uint64_t* starts);
-}
-
 }  // namespace tagpipe

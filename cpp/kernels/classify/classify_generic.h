@@ -1,6 +1,6 @@
 // The classify algorithm, written once for every SIMD architecture.
 //
-// Included by classify_<arch>.cpp after simd/<arch>.h, with TAGPIPE_ARCH set to the
+// Included by arch/<isa>.cpp after simd/<isa>.h, with TAGPIPE_ARCH set to the
 // architecture's namespace (sse42, avx2, avx512, neon) and inside its target region.  The
 // wrapper provides:
 //   simd8x64  64 bytes in one or more registers; comparisons return a uint64_t bitmask

@@ -13,20 +13,4 @@ constexpr int kFindBytes = 8;
 
 using FindBytesFn = uint64_t (*)(const uint8_t* t, const uint8_t* set);
 
-namespace scalar {
-uint64_t find_bytes(const uint8_t* t, const uint8_t* set);
-}
-namespace sse42 {
-uint64_t find_bytes(const uint8_t* t, const uint8_t* set);
-}
-namespace avx2 {
-uint64_t find_bytes(const uint8_t* t, const uint8_t* set);
-}
-namespace avx512 {
-uint64_t find_bytes(const uint8_t* t, const uint8_t* set);
-}
-namespace neon {
-uint64_t find_bytes(const uint8_t* t, const uint8_t* set);
-}
-
 }  // namespace tagpipe

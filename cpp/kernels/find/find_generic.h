@@ -1,5 +1,5 @@
 // The find algorithm, written once for every SIMD architecture (see find.h).
-// Included by find_<arch>.cpp after simd/<arch>.h, with TAGPIPE_ARCH set.
+// Included by arch/<isa>.cpp after simd/<isa>.h, with TAGPIPE_ARCH set to the ISA.
 //
 // One load, one compare per byte of the set, or'd as 64-bit masks.
 // No include guard: one copy per architecture namespace.

@@ -1,4 +1,4 @@
-// The block test of MetaspaceRuns (pretok/pipeline.cpp, MarkRunsStage): which of 64
+// The block test of MetaspaceRuns (pretokenize/pipeline.cpp, MetaspaceRunsStage): which of 64
 // positions may take a cut, as two masks the stage then narrows down.
 //
 // For the positions k = 0..63 of the bytes at t (t[-3..65] readable), bit k of
@@ -20,21 +20,5 @@ struct MarkMasks {
 constexpr int kAfterBytes = 4;
 
 using MarksFn = MarkMasks (*)(const uint8_t* t, const uint8_t* mark, const uint8_t* after);
-
-namespace scalar {
-MarkMasks marks(const uint8_t* t, const uint8_t* mark, const uint8_t* after);
-}
-namespace sse42 {
-MarkMasks marks(const uint8_t* t, const uint8_t* mark, const uint8_t* after);
-}
-namespace avx2 {
-MarkMasks marks(const uint8_t* t, const uint8_t* mark, const uint8_t* after);
-}
-namespace avx512 {
-MarkMasks marks(const uint8_t* t, const uint8_t* mark, const uint8_t* after);
-}
-namespace neon {
-MarkMasks marks(const uint8_t* t, const uint8_t* mark, const uint8_t* after);
-}
 
 }  // namespace tagpipe

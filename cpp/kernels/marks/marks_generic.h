@@ -1,5 +1,5 @@
 // The marks algorithm, written once for every SIMD architecture (see marks.h).
-// Included by marks_<arch>.cpp after simd/<arch>.h, with TAGPIPE_ARCH set.
+// Included by arch/<isa>.cpp after simd/<isa>.h, with TAGPIPE_ARCH set to the ISA.
 //
 // Six unaligned loads, at t - 3 .. t + 2: a position k starts a run when the bytes at
 // k, k + 1, k + 2 equal the mark's and those at k - 3, k - 2, k - 1 do not; a pair is two

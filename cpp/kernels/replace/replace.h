@@ -38,13 +38,9 @@ struct ReplaceShuffles {
 };
 const ReplaceShuffles& replace_shuffles(unsigned size);  // size in 0..4; built at first use
 
+// The specification (replace_scalar.h), declared here because the SIMD kernels finish
+// with it the bytes too few for a step.
 namespace scalar {
-uint8_t* replace_byte(const uint8_t* s, size_t n, const ReplaceSpec& r, uint8_t* d);
-}
-namespace sse42 {  // (also the avx2 and avx512 kernels': eight bytes a step need no wider register)
-uint8_t* replace_byte(const uint8_t* s, size_t n, const ReplaceSpec& r, uint8_t* d);
-}
-namespace neon {
 uint8_t* replace_byte(const uint8_t* s, size_t n, const ReplaceSpec& r, uint8_t* d);
 }
 

@@ -1,5 +1,5 @@
 // The replace algorithm, written once for every SIMD architecture (see replace.h).
-// Included by replace_<arch>.cpp after simd/<arch>.h, with TAGPIPE_ARCH set.
+// Included by arch/<isa>.cpp after simd/<isa>.h, with TAGPIPE_ARCH set to the ISA.
 //
 // Eight input bytes at a time: one compare gives the mask of `from` bytes, and the mask
 // picks a precomputed shuffle that spreads the eight bytes out and puts the replacement in
@@ -8,7 +8,7 @@
 // bytes defeats prediction.  The last 1-7 bytes the same way when eight bytes are readable
 // there (the mask cut to them, the bytes after them left in the output's slack), else
 // through the scalar kernel.  (gemma-3 normalizes each line apart -- its '\n' is an added
-// token -- and the scalar tail was a sixth of the stage.)
+// token -- so a text is mostly tails.)
 // No include guard: one copy per architecture namespace.
 #include <cstring>
 

@@ -1,9 +1,8 @@
 // UTF-8 from the code units a Python str keeps (PEP 393: one, two or four bytes a
 // character -- Latin-1, UCS-2, UCS-4).  CPython's own conversion (PyUnicode_AsUTF8AndSize)
-// runs with the GIL held, one document after another, and keeps a copy in every str; on
-// the shared corpora it cost 0.4 (English) to 1.3 (Russian) ns a byte, 5-10% of a fresh
-// encode.  The encoder converts each document on the thread that encodes it, into that
-// thread's buffer.  The scalar kernel is the specification; the SIMD ones narrow sixteen
+// runs with the GIL held, one document after another, and keeps a copy in every str: a
+// serial share of every fresh encode.  The encoder converts each document on the thread
+// that encodes it, into that thread's buffer.  The scalar kernel is the specification; the SIMD ones narrow sixteen
 // ASCII characters a step, and convert any others four at a time without a branch.
 #pragma once
 #include <cstddef>
@@ -44,13 +43,9 @@ struct TranscodeShuffles {
 };
 const TranscodeShuffles& transcode_shuffles();  // built at first use
 
+// The specification (transcode_scalar.h), declared here because the SIMD kernels finish
+// with it the units too few for a step.
 namespace scalar {
-uint8_t* transcode(const void* s, size_t n, unsigned width, uint8_t* d);
-}
-namespace sse42 {  // (also the avx2 and avx512 kernels')
-uint8_t* transcode(const void* s, size_t n, unsigned width, uint8_t* d);
-}
-namespace neon {
 uint8_t* transcode(const void* s, size_t n, unsigned width, uint8_t* d);
 }
 

@@ -1,5 +1,5 @@
 // The transcode algorithm, written once for every SIMD architecture (see transcode.h).
-// Included by transcode_<arch>.cpp after simd/<arch>.h, with TAGPIPE_ARCH set.
+// Included by arch/<isa>.cpp after simd/<isa>.h, with TAGPIPE_ARCH set to the ISA.
 //
 // Sixteen units at a time when they are all ASCII (ascii16: one test of their high bits,
 // then they are narrowed to sixteen bytes).  Otherwise four units a step, each widened to

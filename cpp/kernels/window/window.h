@@ -1,7 +1,7 @@
 // The class window of one 64-byte block: for every character start, its class bits, the
 // class bits of the character before it and of the character after it -- all as 64-bit
 // masks (bit j = byte q + j), so a regex family's state machine can decide its cuts for
-// 64 bytes with a few dozen bit operations (fsm/blocks.h).
+// 64 bytes with a few dozen bit operations (pretokenize/fsm/blocks.h).
 //
 // A consumer remaps tags (< 16) to up to eight class bits with a 16-entry table (entry 0,
 // Cont, must be 0).  Inside the piece [b, e), for block q (b <= q < e):
@@ -21,21 +21,5 @@ struct Window {
 };
 
 using WindowFn = void (*)(const uint8_t* tags, uint32_t q, uint32_t b, uint32_t e, const uint8_t* remap, Window& w);
-
-namespace scalar {
-void window(const uint8_t* tags, uint32_t q, uint32_t b, uint32_t e, const uint8_t* remap, Window& w);
-}
-namespace sse42 {
-void window(const uint8_t* tags, uint32_t q, uint32_t b, uint32_t e, const uint8_t* remap, Window& w);
-}
-namespace avx2 {
-void window(const uint8_t* tags, uint32_t q, uint32_t b, uint32_t e, const uint8_t* remap, Window& w);
-}
-namespace avx512 {
-void window(const uint8_t* tags, uint32_t q, uint32_t b, uint32_t e, const uint8_t* remap, Window& w);
-}
-namespace neon {
-void window(const uint8_t* tags, uint32_t q, uint32_t b, uint32_t e, const uint8_t* remap, Window& w);
-}
 
 }  // namespace tagpipe

@@ -1,5 +1,5 @@
 // The window algorithm, written once for every SIMD architecture (see window.h).
-// Included by window_<arch>.cpp after simd/<arch>.h, with TAGPIPE_ARCH set.
+// Included by arch/<isa>.cpp after simd/<isa>.h, with TAGPIPE_ARCH set to the ISA.
 //
 // Remap the tags at q+j and at q+j-1 .. q+j-4 and q+j+1 .. q+j+4 (unaligned loads of the
 // padded tag buffer, one table lookup each).  The character before a start is the first

@@ -3,7 +3,7 @@
 // The scalar state machines (gpt2.cpp, cl100k.cpp, ...) decide one match after another: a
 // data-dependent branch or two per piece, which costs more than the rest of the work.  A
 // family with block rules instead computes, for a whole 64-byte block, the mask of bytes
-// where a match starts ("cuts") from the class window (window/window.h) with branch-free
+// where a match starts ("cuts") from the class window (kernels/window/window.h) with branch-free
 // bit operations, and the mask of bytes where its rules are not trusted ("dirty":
 // situations they do not model, such as a run of 4+ digits under \p{N}{1,3}).  A dirty
 // block is handed to the family's scalar state machine, which is the specification.

@@ -36,8 +36,8 @@ struct Cursor {
   }
   // The first character at or after i tagged lo..hi (1 <= lo <= hi: never Cont), or end.
   // 16 tags a step with no branch on each (a loop the compiler vectorises), then the one
-  // step that holds it tag by tag: the characters a pattern cannot start at, passed over
-  // at a fraction of a nanosecond a byte.
+  // step that holds it tag by tag: the characters a pattern cannot start at are passed
+  // over cheaply.
   uint32_t find(uint32_t i, int lo, int hi) const {
     const uint8_t span = uint8_t(hi - lo);
     for (; i + 16 <= end; i += 16) {

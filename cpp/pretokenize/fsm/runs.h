@@ -1,6 +1,6 @@
 // Class-run splitters: pre-tokenizers whose segments are runs of one class, or single
 // characters of a class, in the `unicode` alphabet -- found with the SIMD boundaries
-// kernel (boundaries/boundaries.h).
+// kernel (kernels/boundaries/boundaries.h).
 //
 //   whitespace        Whitespace         \w+|[^\w\s]+ : word runs and symbol runs kept, whitespace dropped
 //   whitespace_split  WhitespaceSplit    char::is_whitespace characters removed
