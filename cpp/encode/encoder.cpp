@@ -1,11 +1,11 @@
 #include "encode/encoder.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "dispatch/kernels.h"
 #include "encode/piece_loop.h"
 #include "encode/thread_pool.h"
-
-#include <algorithm>
-#include <cstring>
 
 namespace tagpipe {
 namespace {

@@ -11,9 +11,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <optional>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -37,10 +37,10 @@ struct EncoderSpec {
   BpeOptions bpe;
   // The model is BPE (vocab, merges, bpe) unless this is set: WordPiece, WordLevel or Unigram.
   std::shared_ptr<const PieceModel> piece_model;
-  std::vector<added::Token> raw_tokens;         // normalized = false: matched on the raw text
-  std::vector<added::Token> normalized_tokens;  // matched on each normalized gap
-  std::vector<uint32_t> prefix_ids, suffix_ids; // the post-processor's special tokens around one sequence
-  size_t cache_bytes = size_t(128) << 20;       // the word cache budget, all threads together
+  std::vector<added::Token> raw_tokens;          // normalized = false: matched on the raw text
+  std::vector<added::Token> normalized_tokens;   // matched on each normalized gap
+  std::vector<uint32_t> prefix_ids, suffix_ids;  // the post-processor's special tokens around one sequence
+  size_t cache_bytes = size_t(128) << 20;        // the word cache budget, all threads together
 };
 
 // Truncation of the model's ids (tokenizers' post_process truncates them before the
@@ -112,7 +112,8 @@ class Encoder {
   // out.ids in document order -- so the batch's ids are held once, plus one round's.
   static constexpr size_t kRoundBytes = size_t(4) << 20;
   static constexpr size_t kKeepSinkIds = size_t(4) << 20;  // a thread's sink kept between encode calls
-  static constexpr size_t kKeepUtf8Bytes = size_t(16) << 20;  // a thread's UTF-8 buffer (Worker::utf8) kept between calls
+  // A thread's UTF-8 buffer (Worker::utf8) kept between calls.
+  static constexpr size_t kKeepUtf8Bytes = size_t(16) << 20;
   void encode_batch(const std::vector<Units>& docs, bool add_special_tokens, int threads, Batch& out,
                     Truncation trunc = {}) const;
 

@@ -24,8 +24,8 @@ struct HitRun {
 // the piece that starts at or past `before` (an added token goes there).  Piece k's probe is
 // in ahead[k % kAhead], and each piece it answers requests the one kAhead after it.
 __attribute__((noinline)) HitRun hit_run(const WordCache& cache, const pretok::Piece* pieces, size_t count,
-                                          const uint8_t* bytes, WordCache::Probe* ahead, uint32_t* out, size_t size,
-                                          size_t stop, uint32_t before, size_t k) {
+                                         const uint8_t* bytes, WordCache::Probe* ahead, uint32_t* out, size_t size,
+                                         size_t stop, uint32_t before, size_t k) {
   const WordCache::View view(cache);
   if (view.empty()) return {k, size};
   uint32_t found = kNotLooked;
@@ -125,8 +125,8 @@ class PieceLoop {
   IdSink& sink_;
   const pretok::Text& t_;
   const std::vector<pretok::Piece>& pieces_;
-  const WordSeed* seed_;  // (BPE: a miss requests its slot)
-  const bool refine_;     // whole-character BPE: a missed part may be refined (Bpe::refine)
+  const WordSeed* seed_;            // (BPE: a miss requests its slot)
+  const bool refine_;               // whole-character BPE: a missed part may be refined (Bpe::refine)
   WordCache::Probe ahead_[kAhead];  // the pieces' probes, kept in a ring until their lookup
 };
 
@@ -142,7 +142,8 @@ bool PieceLoop::run(const std::vector<Worker::Placed>* tokens) {
     k = hits.k;
     if (k == count || sink_.size >= w_.stop_at) break;  // (the ids of waiting misses only add to it)
     if (tokens)
-      for (; token < tokens->size() && (*tokens)[token].at <= pieces_[k].begin; token++) sink_.push((*tokens)[token].id);
+      for (; token < tokens->size() && (*tokens)[token].at <= pieces_[k].begin; token++)
+        sink_.push((*tokens)[token].id);
     const WordCache::Probe q = ahead_[k % kAhead];  // (before the request below reuses the slot)
     if (k + kAhead < count) request(k + kAhead);
     const uint8_t* p = t_.bytes + pieces_[k].begin;
@@ -171,8 +172,8 @@ HitRun PieceLoop::hits_from(size_t k, uint32_t before) {
 // One piece (may_cut), or one part of a cut one (refine: of a whole-character piece): a
 // hit, or a miss.  q: its probe; found: what hit_run's lookup of it said, or kNotLooked.
 inline __attribute__((always_inline)) PieceLoop::Outcome PieceLoop::piece(const uint8_t* p, uint32_t n,
-                                                                        const WordCache::Probe& q, bool may_cut,
-                                                                        bool refine, uint32_t found) {
+                                                                          const WordCache::Probe& q, bool may_cut,
+                                                                          bool refine, uint32_t found) {
   uint32_t c = found;
   if (found == kNotLooked) {
     c = may_cut ? cache_.find<false>(p, n, q, sink_.room(WordCache::kRoom))

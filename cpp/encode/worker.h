@@ -35,7 +35,7 @@ struct IdSink {
 // Where the time goes (Encoder::profile): nanoseconds per stage.
 struct StageTimes {
   int64_t normalize = 0, split = 0, model = 0;  // split: added tokens + pre-tokenizer
-  int64_t pieces = 0, misses = 0, miss_ns = 0;   // the model's pieces, its cache misses, their time
+  int64_t pieces = 0, misses = 0, miss_ns = 0;  // the model's pieces, its cache misses, their time
 };
 
 // Adds the time from construction to destruction to *slot (when profiling: slot not null).
@@ -54,13 +54,13 @@ struct StageTimer {
 struct Misses {
   std::vector<BpeJob> jobs;  // at most Bpe::kMaxJobs
   struct Hole {
-    size_t at;    // where in the sink the job's ids go (a position before any of them is in)
+    size_t at;  // where in the sink the job's ids go (a position before any of them is in)
     size_t job;
   };
   std::vector<Hole> holes;
-  uint64_t flushes = 0;    // how many times flush_misses spliced holes (the ids after them moved)
-  bool byte_mapped = false;  // the jobs' piece form
-  std::vector<uint32_t> ids;  // the model's output
+  uint64_t flushes = 0;                   // how many times flush_misses spliced holes (the ids after them moved)
+  bool byte_mapped = false;               // the jobs' piece form
+  std::vector<uint32_t> ids;              // the model's output
   std::vector<uint8_t> kept, kept_spare;  // the jobs' bytes between gaps (keep_misses)
   void clear() {
     jobs.clear();
@@ -80,9 +80,9 @@ struct Worker {
   normalize::Scratch norm;
   BpeScratch bpe;
   PieceScratch piece;
-  std::vector<uint32_t> cuts;  // where the model cuts a piece (Bpe::cuts)
+  std::vector<uint32_t> cuts;                 // where the model cuts a piece (Bpe::cuts)
   std::vector<WordCache::Probe> part_probes;  // the probes of its parts
-  std::vector<uint32_t> subcuts;  // where it cuts a part that missed (Bpe::refine)
+  std::vector<uint32_t> subcuts;              // where it cuts a part that missed (Bpe::refine)
   std::vector<added::Segment> raw_segments, norm_segments;
   pretok::Text gap, sub;
   // Encoder::encode_gaps: the normalized gaps, one after another, their pieces in it, and

@@ -57,7 +57,8 @@ BpeCuts<ByteLevel>::BpeCuts(const BpeVocab& v, const BpeSymbols<ByteLevel>& symb
   std::vector<uint8_t> result(size_t(max_id(v.merges)) + 1, 0);  // by id: whether some merge gives it
   for (const BpeMerge& m : v.merges) result[m.result] = 1;
   symbols.strings().for_each([&](std::string_view key, uint32_t id) {
-    if (id < result.size() && result[id]) bridges_.add(reinterpret_cast<const uint8_t*>(key.data()), uint32_t(key.size()));
+    if (id < result.size() && result[id])
+      bridges_.add(reinterpret_cast<const uint8_t*>(key.data()), uint32_t(key.size()));
   });
   bridges_.finish();
 }

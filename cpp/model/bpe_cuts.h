@@ -27,7 +27,8 @@ class BpeCutsCommon {
   const std::string& why_not() const { return why_not_; }
 
  protected:
-  BpeCutsCommon(const BpeVocab& v, std::string why_not) : why_not_(std::move(why_not)), ignore_merges_(v.opt.ignore_merges) {}
+  BpeCutsCommon(const BpeVocab& v, std::string why_not)
+      : why_not_(std::move(why_not)), ignore_merges_(v.opt.ignore_merges) {}
   // With ignore_merges no part may be a string whose merges differ (it would be that token
   // there, its merges' ids in the whole piece): then no cut at all.  Whether any is left.
   bool keep(const uint8_t* s, uint32_t n, std::vector<uint32_t>& at, const DifferingStrings* differ) const;

@@ -28,14 +28,14 @@ struct BpeVocab {
 
   BpeVocab(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions options);
 
-  StringTable strings;            // the vocabulary, as UTF-8 text
+  StringTable strings;  // the vocabulary, as UTF-8 text
   BpeOptions opt;
-  BpeMerger merger;               // the merge loop and its table
-  std::vector<BpeMerge> merges;   // by rank
-  bool duplicate_ids = false;     // two vocabulary strings share an id
-  bool simple = false;            // no continuing_subword_prefix / end_of_word_suffix
+  BpeMerger merger;                       // the merge loop and its table
+  std::vector<BpeMerge> merges;           // by rank
+  bool duplicate_ids = false;             // two vocabulary strings share an id
+  bool simple = false;                    // no continuing_subword_prefix / end_of_word_suffix
   bool merges_take_bytes_or_unk = false;  // a merge's left or right is a <0xXX> token or unk
-  uint32_t byte_token[256];       // <0xXX>, or kMissing
+  uint32_t byte_token[256];               // <0xXX>, or kMissing
 
   // The initial symbols may be taken from tables (ids, units) rather than looked up one
   // character at a time: no prefix or suffix, no shared ids.

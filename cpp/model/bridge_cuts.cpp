@@ -23,7 +23,7 @@ void BridgeCuts::add_merge(const uint8_t* a, uint32_t an, const uint8_t* b, uint
   const uint32_t x = code_point(a + i, utf8_length(a[i]), an - i);
   const uint32_t yl = utf8_length(b[0]), y = code_point(b, yl, bn);
   if (x == kNoChar || y == kNoChar) return;  // (not UTF-8: it matches no text)
-  uint32_t w = kAlone, z = kAlone;  // (a context that is not a whole character: as if alone)
+  uint32_t w = kAlone, z = kAlone;           // (a context that is not a whole character: as if alone)
   if (i > 0) {
     uint32_t j = i - 1;
     while (j > 0 && (a[j] & 0xC0) == 0x80) j--;

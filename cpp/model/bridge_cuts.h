@@ -62,7 +62,7 @@ class BridgeCuts {
   bool splits(uint32_t w, uint32_t x, uint32_t y, uint32_t z) const {
     if (x == kNoChar || y == kNoChar) return true;
     if (quads_.empty()) return false;  // (no merges: between two unknown characters, say)
-    if (z == kNoChar) z = kAlone;  // (a right string holds whole characters: y alone, there)
+    if (z == kNoChar) z = kAlone;      // (a right string holds whole characters: y alone, there)
     const uint64_t u = pair_key(x, y) * kQuadMix;
     return quad(u, kAlone, kAlone) || quad(u, w, kAlone) || quad(u, kAlone, z) || quad(u, w, z);
   }
@@ -114,13 +114,13 @@ class BridgeCuts {
     return uint64_t(1) << (h >> 58) | uint64_t(1) << ((h >> 52) & 63);
   }
 
-  std::vector<uint64_t> bits_;          // ByteLevel: the signatures, 2^kBits bits
-  std::vector<uint64_t> pairs_;         // the character pairs a merge can join
-  std::vector<uint64_t> partial_;       // ByteLevel: the partial signatures, 2^partial_bits_ bits
-  std::vector<uint64_t> quads_;         // whole characters: the merges' quads, 2^(64 - quad_shift_) words
-  std::vector<uint64_t> pending_;       // (until finish: every pair)
-  std::vector<uint64_t> pending_quads_; // (until finish: every merge's quad hash)
-  std::vector<uint64_t> partial_sigs_;  // (until finish: the partial signatures)
+  std::vector<uint64_t> bits_;           // ByteLevel: the signatures, 2^kBits bits
+  std::vector<uint64_t> pairs_;          // the character pairs a merge can join
+  std::vector<uint64_t> partial_;        // ByteLevel: the partial signatures, 2^partial_bits_ bits
+  std::vector<uint64_t> quads_;          // whole characters: the merges' quads, 2^(64 - quad_shift_) words
+  std::vector<uint64_t> pending_;        // (until finish: every pair)
+  std::vector<uint64_t> pending_quads_;  // (until finish: every merge's quad hash)
+  std::vector<uint64_t> partial_sigs_;   // (until finish: the partial signatures)
   int char_bits_ = 12, partial_bits_ = 12, quad_shift_ = 64 - 6;
 };
 

@@ -74,7 +74,8 @@ class CharMerges::Builder {
  public:
   Builder(CharMerges& out, const std::vector<BpeMerge>& merges, const MergeTable& table, const StringTable& strings)
       : out_(out), merges_(merges), table_(table), dense_(merges, strings), pairs_(merges.size()) {
-    for (size_t r = 0; r < merges.size(); r++) pairs_[r] = {dense_.number(merges[r].left), dense_.number(merges[r].right)};
+    for (size_t r = 0; r < merges.size(); r++)
+      pairs_[r] = {dense_.number(merges[r].left), dense_.number(merges[r].right)};
     ids_ = dense_.size();
     by_left_.emplace(pairs_, ids_, true);
     by_right_.emplace(pairs_, ids_, false);

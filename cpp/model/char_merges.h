@@ -73,7 +73,8 @@ class CharMerges {
       }
       if (b < 0x80 && i + 1 < n && s[i + 1] < 0x80) {  // two ASCII bytes
         const Char& c = pairs_[b << 7 | s[i + 1]];
-        if (c.length && guard_ok(guards_[c.left], s, i, true) && guard_ok(guards_[c.right], s + i + 2, n - i - 2, false)) {
+        if (c.length && guard_ok(guards_[c.left], s, i, true) &&
+            guard_ok(guards_[c.right], s + i + 2, n - i - 2, false)) {
           if (count == cap) return false;
           ids[count++] = c.token[0];
           i += 2;
@@ -91,13 +92,13 @@ class CharMerges {
   class Builder;  // (char_merges.cpp)
   // The strings a character's text must not end (left) or start (right) with here.
   struct Guard {
-    uint64_t edge[4] = {};     // their last (left) / first (right) bytes: most checks end here
+    uint64_t edge[4] = {};          // their last (left) / first (right) bytes: most checks end here
     uint32_t first = 0, count = 0;  // strings_[first, first + count)
   };
-  struct Char {  // (length 0: the character stays bytes)
-    uint32_t token[2] = {};        // what its bytes merge into alone: one token, or two
+  struct Char {                      // (length 0: the character stays bytes)
+    uint32_t token[2] = {};          // what its bytes merge into alone: one token, or two
     uint16_t count = 0, length = 0;  // tokens; bytes
-    uint32_t left = 0, right = 0;  // guards_ (0: none)
+    uint32_t left = 0, right = 0;    // guards_ (0: none)
   };
   struct Span {
     uint32_t offset, length;  // in bytes_

@@ -17,7 +17,7 @@ namespace tagpipe {
 
 class CjkIds {
  public:
-  static constexpr uint32_t kIds = 3;  // the most ids an entry holds (room the caller gives)
+  static constexpr uint32_t kIds = 3;          // the most ids an entry holds (room the caller gives)
   static constexpr uint32_t kCount = 7 << 12;  // U+3000..U+9FFF
 
   bool empty() const { return table_.empty(); }

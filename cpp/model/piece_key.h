@@ -18,10 +18,22 @@ struct ShortKey {
 struct KeyMasks {
   uint64_t m0, m1;
 };
-inline constexpr KeyMasks kKeyMasks[16] = {
-    {0, 0}, {0xFF, 0}, {0xFFFF, 0}, {0xFFFFFF, 0}, {0xFFFFFFFF, 0}, {0xFFFFFFFFFF, 0}, {0xFFFFFFFFFFFF, 0},
-    {0xFFFFFFFFFFFFFF, 0}, {~0ULL, 0}, {~0ULL, 0xFF}, {~0ULL, 0xFFFF}, {~0ULL, 0xFFFFFF}, {~0ULL, 0xFFFFFFFF},
-    {~0ULL, 0xFFFFFFFFFF}, {~0ULL, 0xFFFFFFFFFFFF}, {~0ULL, 0xFFFFFFFFFFFFFF}};
+inline constexpr KeyMasks kKeyMasks[16] = {{0, 0},
+                                           {0xFF, 0},
+                                           {0xFFFF, 0},
+                                           {0xFFFFFF, 0},
+                                           {0xFFFFFFFF, 0},
+                                           {0xFFFFFFFFFF, 0},
+                                           {0xFFFFFFFFFFFF, 0},
+                                           {0xFFFFFFFFFFFFFF, 0},
+                                           {~0ULL, 0},
+                                           {~0ULL, 0xFF},
+                                           {~0ULL, 0xFFFF},
+                                           {~0ULL, 0xFFFFFF},
+                                           {~0ULL, 0xFFFFFFFF},
+                                           {~0ULL, 0xFFFFFFFFFF},
+                                           {~0ULL, 0xFFFFFFFFFFFF},
+                                           {~0ULL, 0xFFFFFFFFFFFFFF}};
 
 inline ShortKey short_key(const uint8_t* p, uint32_t n) {  // n in 1..15
   // The common case reads 16 bytes and masks off those past n, when that stays within p's

@@ -112,8 +112,9 @@ bool WordCache::grow(HugeTable<T>& table, size_t& mask, size_t jump, Empty empty
 }
 
 bool WordCache::grow_short() {
-  const bool ok = grow(short_, short_mask_, kJump, [](const Short& e) { return e.k1 == 0; },
-                       [](const Short& e) { return short_hash(ShortKey{e.k0, e.k1 & ~kCountBits}); });
+  const auto empty = [](const Short& e) { return e.k1 == 0; };
+  const auto hash = [](const Short& e) { return short_hash(ShortKey{e.k0, e.k1 & ~kCountBits}); };
+  const bool ok = grow(short_, short_mask_, kJump, empty, hash);
   if (ok && hot_table_.empty()) {  // the table of recent hits: up to kHot entries, an eighth of the budget
     size_t n = kHot;
     while (n >= 64 && n * sizeof(Short) > budget_ / 8) n /= 2;
@@ -134,15 +135,17 @@ bool WordCache::grow_short() {
 }
 
 bool WordCache::grow_medium() {
-  const bool ok = grow(medium_, medium_mask_, kMediumJump, [](const Medium& e) { return e.k[3] == 0; },
-                       [](const Medium& e) { return medium_hash(MediumKey{{e.k[0], e.k[1], e.k[2], e.k[3]}}); });
+  const auto empty = [](const Medium& e) { return e.k[3] == 0; };
+  const auto hash = [](const Medium& e) { return medium_hash(MediumKey{{e.k[0], e.k[1], e.k[2], e.k[3]}}); };
+  const bool ok = grow(medium_, medium_mask_, kMediumJump, empty, hash);
   account();
   return ok;
 }
 
 bool WordCache::grow_long() {
-  const bool ok = grow(long_, long_mask_, 0, [](const Long& e) { return e.key_len == 0; },
-                       [](const Long& e) { return e.hash; });
+  const auto empty = [](const Long& e) { return e.key_len == 0; };
+  const auto hash = [](const Long& e) { return e.hash; };
+  const bool ok = grow(long_, long_mask_, 0, empty, hash);
   account();
   return ok;
 }

@@ -28,11 +28,11 @@ namespace tagpipe {
 
 class WordCache {
  public:
-  static constexpr uint32_t kMaxKey = 255;     // longer pieces are never cached
-  static constexpr uint32_t kMediumMax = 31;   // the longest piece of the inline tiers
-  static constexpr uint32_t kRoom = 12;        // the ids a find may write at out
-  static constexpr uint32_t kMiss = 0;         // find: the piece is not cached
-  static constexpr uint32_t kNotInline = 16;   // find: ask find_long (past every hit's count)
+  static constexpr uint32_t kMaxKey = 255;    // longer pieces are never cached
+  static constexpr uint32_t kMediumMax = 31;  // the longest piece of the inline tiers
+  static constexpr uint32_t kRoom = 12;       // the ids a find may write at out
+  static constexpr uint32_t kMiss = 0;        // find: the piece is not cached
+  static constexpr uint32_t kNotInline = 16;  // find: ask find_long (past every hit's count)
 
   explicit WordCache(size_t budget_bytes) : budget_(budget_bytes) {}
 
@@ -101,7 +101,8 @@ class WordCache {
   void prefetch_insert(const uint8_t* p, uint32_t n, const uint32_t* ids, uint32_t count) const {
     if (n == 0 || n > kMaxKey) return;
     const Tier where = tier(n, ids, count);
-    if (where == Tier::kShort) return;  // (its slot was requested for the lookup)
+    // A short piece's slot was requested for the lookup already.
+    if (where == Tier::kShort) return;
     if (n <= kMediumMax) prefetch_medium(medium_hash(medium_key(p, n)));  // (an entry, or a marker)
     if (where == Tier::kLong) prefetch_long(hash_bytes(p, n));
   }
@@ -299,8 +300,8 @@ class WordCache {
   bool grow_long();
   size_t compute_used() const {
     return hot_table_.capacity() * sizeof(Short) + short_.capacity() * sizeof(Short) +
-           medium_.capacity() * sizeof(Medium) + long_.capacity() * sizeof(Long) +
-           side_.capacity() * sizeof(uint64_t) + keys_.capacity() + ids_.capacity() * sizeof(uint32_t);
+           medium_.capacity() * sizeof(Medium) + long_.capacity() * sizeof(Long) + side_.capacity() * sizeof(uint64_t) +
+           keys_.capacity() + ids_.capacity() * sizeof(uint32_t);
   }
   void account() { used_.store(compute_used(), std::memory_order_relaxed); }
   size_t arena_growth(uint32_t n, uint32_t count) const;
