@@ -3,26 +3,29 @@
 // per-gap structure of tokenizers' Tokenizer::encode.
 //
 // An Encoder is immutable after construction and shared by every thread; each thread
-// brings its Worker (scratch memory) and borrows a word cache from the encoder's pool.
+// brings its Worker (encode/worker.h: scratch memory) and borrows a word cache from the
+// encoder's pool (encode/cache_pool.h).  The model stage is encode/piece_loop.h.
 #pragma once
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <optional>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "added/added.h"
+#include "encode/cache_pool.h"
+#include "encode/piece_loop.h"
+#include "encode/worker.h"
+#include "kernels/transcode/transcode.h"
 #include "model/bpe.h"
 #include "model/piece_model.h"
-#include "model/word_cache.h"
 #include "normalize/normalize.h"
 #include "pretokenize/pipeline.h"
-#include "kernels/transcode/transcode.h"
 
 namespace tagpipe {
 
@@ -34,26 +37,10 @@ struct EncoderSpec {
   BpeOptions bpe;
   // The model is BPE (vocab, merges, bpe) unless this is set: WordPiece, WordLevel or Unigram.
   std::shared_ptr<const PieceModel> piece_model;
-  std::vector<added::Token> raw_tokens;         // normalized = false: matched on the raw text
-  std::vector<added::Token> normalized_tokens;  // matched on each normalized gap
-  std::vector<uint32_t> prefix_ids, suffix_ids; // the post-processor's special tokens around one sequence
-  size_t cache_bytes = size_t(128) << 20;       // the word cache budget, all threads together
-};
-
-// Where one thread writes ids: a buffer that only grows, written through a raw pointer so
-// that the cache's hit path can store four ids at once and keep the ones that count.
-struct IdSink {
-  std::vector<uint32_t> buf;
-  size_t size = 0;
-  uint32_t* room(size_t extra) {  // at least `extra` writable ids at data() + size
-    if (size + extra > buf.size()) buf.resize(std::max(buf.size() * 2, size + extra + 1024));
-    return buf.data() + size;
-  }
-  void push(uint32_t id) { *room(1) = id, size++; }
-  void append(const uint32_t* ids, size_t n) {
-    std::copy(ids, ids + n, room(n));
-    size += n;
-  }
+  std::vector<added::Token> raw_tokens;          // normalized = false: matched on the raw text
+  std::vector<added::Token> normalized_tokens;   // matched on each normalized gap
+  std::vector<uint32_t> prefix_ids, suffix_ids;  // the post-processor's special tokens around one sequence
+  size_t cache_bytes = size_t(128) << 20;        // the word cache budget, all threads together
 };
 
 // Truncation of the model's ids (tokenizers' post_process truncates them before the
@@ -101,49 +88,6 @@ class IdBuffer {
   size_t size_ = 0, capacity_ = 0;
 };
 
-// Where the time goes (Encoder::profile): nanoseconds per stage.
-struct StageTimes {
-  int64_t normalize = 0, split = 0, model = 0;  // split: added tokens + pre-tokenizer
-  int64_t pieces = 0, misses = 0, miss_ns = 0;   // the model's pieces, its cache misses, their time
-};
-
-struct Worker {
-  IdSink sink;
-  StageTimes* times = nullptr;  // set while profiling
-  // The model stops once the sink holds this many ids (a right truncation's body is
-  // complete: a piece's ids never depend on the pieces after it).
-  size_t stop_at = SIZE_MAX;
-  std::vector<uint32_t> bpe_out;
-  pretok::Scratch pretok;
-  pretok::PreTokenized pieces;
-  normalize::Scratch norm;
-  BpeScratch bpe;
-  PieceScratch piece;
-  std::vector<BpeJob> jobs;  // the word cache's misses waiting for BPE, at most Bpe::kMaxJobs
-  struct Hole {
-    size_t at;    // where in the sink the job's ids go (a position before any of them is in)
-    size_t job;
-  };
-  std::vector<Hole> holes;
-  uint64_t flushes = 0;  // how many times flush_misses spliced holes (the ids before them moved)
-  bool jobs_byte_mapped = false;        // the jobs' piece form
-  std::vector<uint8_t> kept, kept_spare;  // the jobs' bytes between gaps (Encoder::keep_jobs)
-  std::vector<uint32_t> cuts;  // where encode_pieces cuts a piece (Bpe::cuts)
-  std::vector<WordCache::Probe> part_probes;  // the probes of its parts (request_parts)
-  std::vector<uint32_t> subcuts;  // where it cuts a part of one that missed (Bpe::refine)
-  std::vector<added::Segment> raw_segments, norm_segments;
-  pretok::Text gap, sub;
-  // Encoder::encode_gaps: the normalized gaps, one after another, their pieces in it, and
-  // the raw added tokens between them (each at the position of the gap after it).
-  std::string gaps;
-  std::vector<pretok::Piece> gap_pieces;
-  struct Placed {
-    uint32_t at, id;
-  };
-  std::vector<Placed> gap_tokens;
-  std::vector<uint8_t> utf8;  // a text given as code units (Units), in UTF-8
-};
-
 class Encoder {
  public:
   explicit Encoder(EncoderSpec spec);
@@ -168,7 +112,8 @@ class Encoder {
   // out.ids in document order -- so the batch's ids are held once, plus one round's.
   static constexpr size_t kRoundBytes = size_t(4) << 20;
   static constexpr size_t kKeepSinkIds = size_t(4) << 20;  // a thread's sink kept between encode calls
-  static constexpr size_t kKeepUtf8Bytes = size_t(16) << 20;  // a thread's UTF-8 buffer (Worker::utf8) kept between calls
+  // A thread's UTF-8 buffer (Worker::utf8) kept between calls.
+  static constexpr size_t kKeepUtf8Bytes = size_t(16) << 20;
   void encode_batch(const std::vector<Units>& docs, bool add_special_tokens, int threads, Batch& out,
                     Truncation trunc = {}) const;
 
@@ -183,48 +128,37 @@ class Encoder {
   std::string cut_exception() const;
   // How many vocabulary strings the word seed holds (model/word_seed.h); 0 when not BPE.
   size_t seed_size() const;
-  size_t cache_bytes() const { return cache_bytes_; }
+  size_t cache_bytes() const { return caches_.budget(); }
   size_t cache_used() const;
   void clear_cache() const;
 
  private:
-  class CacheLease;
   // The UTF-8 of a text (its bytes, or its units converted into w.utf8); nullptr when it
   // holds a lone surrogate.  trim_utf8 frees a w.utf8 that a huge text made huge.
   const uint8_t* utf8_of(const Units& text, Worker& w, uint32_t& n) const;
   static void trim_utf8(Worker& w);
   // Appends to w.sink; on false, w.sink.size is back where it was.
   bool encode_with(const uint8_t* s, uint32_t n, bool add_special, Truncation trunc, Worker& w,
-                   WordCache& cache) const;
-  bool encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& w, WordCache& cache) const;
-  bool encode_gaps(const uint8_t* s, Worker& w, WordCache& cache) const;
-  // These return false when the model meets an error the oracle raises (then the text is
-  // delegated).  `tokens`: ids to put before the first piece at or after their position.
-  bool encode_pieces(Worker& w, WordCache& cache, const std::vector<Worker::Placed>* tokens = nullptr) const;
-  bool flush_misses(Worker& w, WordCache& cache, bool byte_mapped) const;
-  static void keep_jobs(Worker& w);
+                   ThreadCache& cache) const;
+  bool encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& w, ThreadCache& cache) const;
+  bool encode_gaps(const uint8_t* s, Worker& w, ThreadCache& cache) const;
+  bool run_gaps(Worker& w, ThreadCache& cache) const;
+  Models models() const { return {bpe_.get(), piece_model_.get()}; }
   bool piece_form() const;
-  WordCache* acquire_cache() const;
-  void release_cache(WordCache* c) const;
-  void rebudget(WordCache& c) const;
-  void rebudget_locked(WordCache& c) const;
 
   normalize::Normalizer normalizer_;
   pretok::PreTokenizer pre_tokenizer_;
-  Bpe bpe_;                                       // the model, unless piece_model_ is set
-  std::shared_ptr<const PieceModel> piece_model_;  // WordPiece, WordLevel, Unigram
+  std::shared_ptr<const PieceModel> piece_model_;  // WordPiece, WordLevel, Unigram; else
+  std::unique_ptr<const Bpe> bpe_;                 // BPE, for the pre-tokenizer's piece form
   added::Splitter raw_, normalized_;
   std::vector<uint32_t> prefix_ids_, suffix_ids_;
-  size_t cache_bytes_;
   bool need_origin_;
   bool batch_gaps_;      // encode_gaps: raw added tokens, no normalized ones, no stage reads origins or rewrites
   bool model_can_fail_;  // an error the oracle raises may come from any piece: no early stop
-  mutable std::mutex caches_mutex_;
-  mutable std::vector<std::unique_ptr<WordCache>> caches_;  // all of them
-  mutable std::vector<WordCache*> free_caches_;
+  mutable CachePool caches_;
   // encode_batch's per-thread id buffers, kept between calls (at most kKeepSinkIds ids
-  // each): a new buffer grows by doubling through fresh pages, and on a 600 kB batch its
-  // copies and page faults cost 5-10% of the call.
+  // each): a new buffer grows by doubling through fresh pages, whose copies and page faults
+  // cost a batch of a few hundred kB a noticeable share of its time.
   mutable std::mutex sinks_mutex_;
   mutable std::vector<std::vector<uint32_t>> spare_sinks_;
 };

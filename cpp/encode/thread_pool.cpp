@@ -19,10 +19,9 @@ namespace {
 
 // Where a batch's pool threads run (Linux).  A parked thread is woken where the scheduler
 // chooses, and after the caller has been idle for a while that was often the caller's own
-// CPU: two threads then shared one core for the whole of a short batch (a 600 kB batch
-// takes ~2 ms, less than the scheduler takes to move one of them) -- measured on 2 cores,
-// gpt2 code after a 0.2 s pause, 3 of 10 batches ran at one thread's speed with
-// CPU time / wall time 1.0.  So for each batch, pool thread i is bound to the i-th CPU
+// CPU: two threads then shared one core for the whole of a short batch (a few
+// milliseconds: less than the scheduler takes to move one of them), which then ran at one
+// thread's speed.  So for each batch, pool thread i is bound to the i-th CPU
 // after the caller's own among the CPUs the caller may use (round to the caller's own when
 // there are more threads than CPUs), and unbound again -- to that same set, so the pool
 // follows its caller's limits -- when its part is done.  The caller is left alone.

@@ -1,49 +1,10 @@
-// Where a piece can be cut without changing its BPE: before a character where no merge
-// can join the symbols on either side.
-//
-// Why a cut there is exact: BPE's symbols are always substrings of the piece, and a merge
-// joins two neighbouring symbols into its result.  Take the first merge of the whole
-// piece's BPE that joins symbols across the boundary: no merge before it did, so its left
-// symbol ends at the boundary and its right one starts there -- the merge's left string
-// is the piece's text just before the boundary, its right string the text just after.  If
-// no merge matches the piece so, no merge ever joins across the boundary, the two sides
-// merge independently -- each side's merges come in the same order (lowest rank, leftmost
-// first) as they would alone -- and BPE(piece) = BPE(left) ++ BPE(right).  That needs the
-// initial symbols to be the piece's own bytes (ByteLevel) or characters, with an unknown
-// character's symbols never merging: Bpe::piece_cuts checks the vocabulary for it (no
-// character dropped, no merge of a <0xXX> or unk token, no continuing_subword_prefix /
-// end_of_word_suffix), and Bpe::cuts never cuts between two unknown characters while an
-// unk waits.
-//
-// The tests are local and conservative (a Bloom filter's collision only costs a cut, never
-// adds one):
-//   - Whole characters (SentencePiece vocabularies), the boundary between characters x and
-//     y: whether some merge's left string ends with x and its right one starts with y -- a
-//     Bloom filter of these pairs.  Vocabularies have few distinct ones (llama-2: 3,279;
-//     gemma-3: 33,695), so the filter is small: llama-2's is 32 KiB.  Bpe::cuts asks it.
-//     Then, for a part the word cache did not know (Bpe::refine), the same with the
-//     characters around: the quad (w, x, y, z) of the merge's left string's last two
-//     characters and its right one's first two (kAlone for a string of one), against the
-//     piece's: four probes of a second filter (llama-2: 128 KiB).  Of the boundaries the
-//     pairs keep in llama-2's Russian text, the quads would cut 8% (a Python count with
-//     exact sets); asked everywhere they cost more than that saved.
-//   - Around a character outside ASCII in ByteLevel pieces: whether some merge result holds
-//     x and y whole, side by side (any merge that can join across the boundary makes such a
-//     result) -- the same pair filter.  A ByteLevel result may also start or end inside a
-//     character (llama-3: 593 of its 61,415 such boundaries); those go to the signatures
-//     below, in a bitset of their own.
-//   - Between two ASCII characters (ByteLevel): the boundary between bytes b = s[p-1] and
-//     c = s[p] is bridged if some merge result, cut at one of its own inner positions,
-//     shows the same bytes there -- b and c, plus the byte before b and the byte after c
-//     where the result has them (a result that starts at b or ends at c matches whatever
-//     the piece has there).  The signatures (a|START, b, c, d|END) of every result live in
-//     a bitset by hash.
-// Between two Chinese characters the pairs are the better test: a signature sees only
-// their inner bytes -- the last two of x, the first two of y -- so one pair in a result
-// bridged some 384 pairs of characters (fresh llama-3 Chinese 1.14x, gpt-4o 1.24x).  A
-// long new piece then becomes short ones the word cache mostly knows.
+// The filters that say where a piece can be cut without changing its BPE: a boundary is
+// "bridged" when some merge could join the symbols on its two sides, and a cut is taken only
+// where it is not (proof, filters and their sizes: docs/design/bridge-cuts.md).  Bloom
+// filters, so a collision only costs a cut, never adds one: character pairs (and, to refine
+// a part, quads of characters) for whole-character pieces; byte signatures of merge results
+// for ByteLevel pieces, with the pairs around characters outside ASCII.
 #pragma once
-#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -53,94 +14,32 @@ namespace tagpipe {
 
 class BridgeCuts {
  public:
-  static constexpr int kBits = 22;  // the signatures: 512 KiB
+  static constexpr int kBits = 22;  // the signatures' bitset
   // A quad's side that is no character: its string is x (or y) alone, or the piece ends there.
   static constexpr uint32_t kAlone = 0x110000;
 
   // Whole characters (not ByteLevel: a vocabulary string is UTF-8 text): merges are added
   // by add_merge, else results by add.  First.
   void set_whole_chars(bool yes) {
-    whole_chars_ = yes;
     bits_.assign(yes ? 0 : size_t(1) << (kBits - 6), 0);
     pending_.clear();
     pending_quads_.clear();
   }
-  bool whole_chars() const { return whole_chars_; }
 
   // ByteLevel: one merge result t[0..n).
-  void add(const uint8_t* t, uint32_t n) {
-    for (uint32_t k = 1; k < n; k++) {
-      const uint64_t sig = signature(k >= 2 ? t[k - 2] : kStart, t[k - 1], t[k], k + 2 <= n ? t[k + 1] : kEnd);
-      set(sig >> (64 - kBits));
-      if ((t[k] & 0xC0) == 0x80 || (t[k] | t[k - 1]) < 0x80) continue;
-      // Before a character outside ASCII, or after one: their pair when t holds both whole,
-      // else (t starts or ends inside one of them) the signature, among the partial ones.
-      uint32_t x, y;
-      if (whole_pair(t, n, k, x, y)) pending_.push_back(pair_key(x, y));
-      else partial_sigs_.push_back(sig);
-    }
-  }
-
+  void add(const uint8_t* t, uint32_t n);
   // Whole characters: one merge, of the strings a[0..an) and b[0..bn) (each one character
   // or more).  Its split, in context: the pair (x, y) of a's last character and b's first,
   // and the quad (w, x, y, z) with a's character before x (kAlone when a is x alone) and
   // b's after y (kAlone when b is y alone).
-  void add_merge(const uint8_t* a, uint32_t an, const uint8_t* b, uint32_t bn) {
-    uint32_t i = an - 1;
-    while (i > 0 && (a[i] & 0xC0) == 0x80) i--;
-    const uint32_t x = code_point(a + i, utf8_length(a[i]), an - i);
-    const uint32_t yl = utf8_length(b[0]), y = code_point(b, yl, bn);
-    if (x == kNoChar || y == kNoChar) return;  // (not UTF-8: it matches no text)
-    uint32_t w = kAlone, z = kAlone;  // (a context that is not a whole character: as if alone)
-    if (i > 0) {
-      uint32_t j = i - 1;
-      while (j > 0 && (a[j] & 0xC0) == 0x80) j--;
-      const uint32_t c = code_point(a + j, utf8_length(a[j]), i - j);
-      if (c != kNoChar && j + utf8_length(a[j]) == i) w = c;
-    }
-    if (yl < bn) {
-      const uint32_t c = code_point(b + yl, utf8_length(b[yl]), bn - yl);
-      if (c != kNoChar) z = c;
-    }
-    pending_.push_back(pair_key(x, y));
-    pending_quads_.push_back(quad_hash(pair_key(x, y) * kQuadMix, w, z));
-  }
-
+  void add_merge(const uint8_t* a, uint32_t an, const uint8_t* b, uint32_t bn);
   // After the last add: the pair bitset and the quads' (each sized by the number of
   // distinct keys, filter_bits), and the partial signatures' bitset.
-  void finish() {
-    // 64 bits per pair or more, up to 256 KiB (llama-2: 32 KiB; gemma-3: 256 KiB, 62 bits per
-    // pair).  Measured: llama-2 Chinese 1.08x from 32 to 64 bits per pair (a pair of its
-    // Chinese text is seldom in a result, and a false "bridged" costs a cut); gemma-3
-    // Russian 0.89x from 256 to 512 KiB (the probes then miss L2).
-    char_bits_ = filter_bits(pending_, 64, 21, [](uint64_t k) { return k * 0x9E3779B97F4A7C15ULL; });
-    pairs_.assign(size_t(1) << (char_bits_ - 6), 0);
-    for (uint64_t k : pending_) pairs_[word(k)] |= mask(k);
-    std::vector<uint64_t>().swap(pending_);
-    // The quads: 32 bits each or more, up to 512 KiB (llama-2: 28,136 quads in 128 KiB;
-    // gemma-3: 184,103 in 512 KiB).  Only the parts that missed the word cache ask them.
-    if (!pending_quads_.empty()) {
-      const int bits = filter_bits(pending_quads_, 32, 22, [](uint64_t h) { return h; });
-      quad_shift_ = 64 - (bits - 6);
-      quads_.assign(size_t(1) << (bits - 6), 0);
-      for (uint64_t h : pending_quads_) quads_[h >> quad_shift_] |= quad_mask(h);
-      std::vector<uint64_t>().swap(pending_quads_);
-    }
-    // (ByteLevel: a few hundred results start or end inside a character -- llama-3: 593 of
-    // 61,415 such boundaries -- 256 bits each)
-    partial_bits_ = 12;
-    while (partial_bits_ < 22 && (size_t(1) << partial_bits_) < partial_sigs_.size() * 256) partial_bits_++;
-    partial_.assign(partial_sigs_.empty() ? 0 : size_t(1) << (partial_bits_ - 6), 0);
-    for (uint64_t sig : partial_sigs_) {
-      const uint64_t h = sig >> (64 - partial_bits_);
-      partial_[h >> 6] |= uint64_t(1) << (h & 63);
-    }
-    std::vector<uint64_t>().swap(partial_sigs_);
-  }
+  void finish();
 
   // ByteLevel: whether a merge result could cover the boundary before s[p] (0 < p < n),
-  // where the character before it starts at s[prev].  (Whole characters: Bpe decodes each
-  // character once and asks bridged(x, y), then splits.)
+  // where the character before it starts at s[prev].  (Whole characters: BpeCuts decodes
+  // each character once and asks bridged(x, y), then splits.)
   bool bridged(const uint8_t* s, uint32_t n, uint32_t prev, uint32_t p) const {
     if ((s[p - 1] | s[p]) < 0x80) return signatures(bits_, kBits, s, n, p);
     // A character outside ASCII on a side: a result holding both whole has their pair; one
@@ -163,7 +62,7 @@ class BridgeCuts {
   bool splits(uint32_t w, uint32_t x, uint32_t y, uint32_t z) const {
     if (x == kNoChar || y == kNoChar) return true;
     if (quads_.empty()) return false;  // (no merges: between two unknown characters, say)
-    if (z == kNoChar) z = kAlone;  // (a right string holds whole characters: y alone, there)
+    if (z == kNoChar) z = kAlone;      // (a right string holds whole characters: y alone, there)
     const uint64_t u = pair_key(x, y) * kQuadMix;
     return quad(u, kAlone, kAlone) || quad(u, w, kAlone) || quad(u, kAlone, z) || quad(u, w, z);
   }
@@ -194,25 +93,9 @@ class BridgeCuts {
     const uint64_t h = quad_hash(u, w, z), m = quad_mask(h);
     return (quads_[h >> quad_shift_] & m) == m;
   }
-  // A Bloom filter's size, 2^bits bits: `per` bits or more for each distinct key, from 2^12
-  // up to 2^cap.  The keys are counted by the share of bits their hashes set in a 512 KiB
-  // trial bitset (linear counting: a sort of gemma-3's 1.4M pairs would cost load time).
   template <class Hash>
-  static int filter_bits(const std::vector<uint64_t>& keys, double per, int cap, Hash hash) {
-    constexpr int kTrial = 22;
-    std::vector<uint64_t> trial(size_t(1) << (kTrial - 6), 0);
-    for (uint64_t k : keys) {
-      const uint64_t t = hash(k) >> (64 - kTrial);
-      trial[t >> 6] |= uint64_t(1) << (t & 63);
-    }
-    size_t ones = 0;
-    for (uint64_t w : trial) ones += size_t(__builtin_popcountll(w));
-    const double m = double(size_t(1) << kTrial);
-    const double distinct = ones < trial.size() * 64 ? -m * std::log(1 - double(ones) / m) : m;
-    int bits = 12;
-    while (bits < cap && double(size_t(1) << bits) < distinct * per) bits++;
-    return bits;
-  }
+  static int filter_bits(const std::vector<uint64_t>& keys, double per, int cap, Hash hash);
+  static bool whole_pair(const uint8_t* t, uint32_t n, uint32_t k, uint32_t& x, uint32_t& y);
 
   static constexpr uint32_t kStart = 256, kEnd = 257;
   static uint64_t signature(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {  // (a bitset's index: its top bits)
@@ -220,40 +103,25 @@ class BridgeCuts {
   }
   void set(uint64_t h) { bits_[h >> 6] |= uint64_t(1) << (h & 63); }
 
-  // Whether the characters before and after t[k] (a character's first byte) are both whole
-  // in t[0..n): then x and y are their code points.
-  static bool whole_pair(const uint8_t* t, uint32_t n, uint32_t k, uint32_t& x, uint32_t& y) {
-    uint32_t i = k - 1;
-    while (i > 0 && (t[i] & 0xC0) == 0x80) i--;
-    const uint32_t xl = utf8_length(t[i]), yl = utf8_length(t[k]);
-    if ((t[i] & 0xC0) == 0x80 || xl != k - i || k + yl > n) return false;
-    for (uint32_t j = k + 1; j < k + yl; j++)
-      if ((t[j] & 0xC0) != 0x80) return false;
-    x = code_point(t + i, xl, xl), y = code_point(t + k, yl, yl);
-    return true;
-  }
-
   static uint64_t pair_key(uint32_t x, uint32_t y) { return uint64_t(x) << 21 | y; }  // (code points: 21 bits)
   static uint64_t bit(uint64_t pair, int bits) { return (pair * 0x9E3779B97F4A7C15ULL) >> (64 - bits); }
   // The pair bitset is a blocked Bloom filter: two bits of one 64-bit word per pair (one
-  // memory access; a false "bridged" for ~1.5% of pairs at 16 bits per pair, where one bit
-  // gave ~5%: llama-2's Chinese text then kept whole a pair in twenty and missed its cache
-  // three times as often).  The word from one product's top bits, the two bits from another's.
+  // memory access, and far fewer false "bridged" than one bit).  The word from one
+  // product's top bits, the two bits from another's.
   size_t word(uint64_t pair) const { return size_t(bit(pair, char_bits_ - 6)); }
   static uint64_t mask(uint64_t pair) {
     const uint64_t h = pair * 0xD6E8FEB86659FD93ULL;
     return uint64_t(1) << (h >> 58) | uint64_t(1) << ((h >> 52) & 63);
   }
 
-  std::vector<uint64_t> bits_;          // ByteLevel: the signatures, 2^kBits bits
-  std::vector<uint64_t> pairs_;         // the character pairs a merge can join
-  std::vector<uint64_t> partial_;       // ByteLevel: the partial signatures, 2^partial_bits_ bits
-  std::vector<uint64_t> quads_;         // whole characters: the merges' quads, 2^(64 - quad_shift_) words
-  std::vector<uint64_t> pending_;       // (until finish: every pair)
-  std::vector<uint64_t> pending_quads_; // (until finish: every merge's quad hash)
-  std::vector<uint64_t> partial_sigs_;  // (until finish: the partial signatures)
+  std::vector<uint64_t> bits_;           // ByteLevel: the signatures, 2^kBits bits
+  std::vector<uint64_t> pairs_;          // the character pairs a merge can join
+  std::vector<uint64_t> partial_;        // ByteLevel: the partial signatures, 2^partial_bits_ bits
+  std::vector<uint64_t> quads_;          // whole characters: the merges' quads, 2^(64 - quad_shift_) words
+  std::vector<uint64_t> pending_;        // (until finish: every pair)
+  std::vector<uint64_t> pending_quads_;  // (until finish: every merge's quad hash)
+  std::vector<uint64_t> partial_sigs_;   // (until finish: the partial signatures)
   int char_bits_ = 12, partial_bits_ = 12, quad_shift_ = 64 - 6;
-  bool whole_chars_ = false;
 };
 
 }  // namespace tagpipe

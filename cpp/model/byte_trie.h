@@ -34,7 +34,7 @@ namespace tagpipe {
 class ByteTrie {
  public:
   static constexpr uint32_t kNone = UINT32_MAX;
-  static constexpr uint32_t kSparse = 16;       // at most this many children: a list of labels
+  static constexpr uint32_t kSparse = 16;         // at most this many children: a list of labels
   static constexpr uint32_t kDense = UINT32_MAX;  // (the count word of a record by byte)
 
   // entries: (string, value); a string repeated keeps its last value; "" is ignored.

@@ -1,48 +1,10 @@
 // Units as one initial symbol of a BPE word, where that cannot change its ids: whole
 // characters and pairs of ASCII bytes in ByteLevel words, pairs of characters in plain ones.
-//
-// A ByteLevel word starts as one symbol per byte, so a Chinese character is three symbols
-// and costs two merges before its token can merge with anything -- two thirds of the merges
-// of a Chinese word, each waiting for the merge table.  The character's bytes merged alone
-// (lowest rank first) end as one token or more; the word may start with those instead --
-// call them its symbols -- if nothing outside the character can interfere.  The same holds
-// for any span of the word, "the character" below; the other spans taken are two ASCII
-// bytes that merge (about half the merges of a new English word) and, in plain words (not
-// ByteLevel: SentencePiece-style, a symbol per character), two characters that merge -- the
-// pairs when they have at most kMaxPairGuard guard strings (more would cost more to check
-// than the merge).  Let R be the highest rank of those merges, and call a symbol of that
-// process a left part when it starts where the character starts (its first byte, ..., its
-// first symbol) and a right part when it ends where it ends.  Starting with its symbols is
-// exact when, in this word:
-//   (L) no merge (X, P) of rank <= R has a left part P and an X that the text before the
-//       character ends with;
-//   (R) no merge (P, Y) of rank <= R has a right part P and a Y that the text after it
-//       starts with.
-// Why, for the byte process B and the process C that starts with the symbols (a merge is
-// always the lowest rank present, leftmost among equal ones -- so among equal ranks, the
-// same pair):
-//   - While the character is unfinished in B, one of its own pairs is present with a rank
-//     <= R, so a pair (X, P) or (P, Y) outside it with a rank > R cannot go first, and by
-//     (L) and (R) there is none with a rank <= R: the character's bytes become its symbols
-//     exactly as alone, untouched from outside.  Meanwhile the rest of the word runs the
-//     merges it would run with the character as a wall between its two sides: call that
-//     process O.
-//   - C runs O as well, until its first merge across the wall, which takes the first or the
-//     last symbol (two symbols never merge: the character alone stopped there).  Say B
-//     finishes the character after O's p-th merge, and C's first merge across comes after
-//     O's i-th. If i < p, then in B O's (i+1)-th merge went before one of the character's
-//     (rank <= R), and in C the merge across went before that same (i+1)-th: its rank is
-//     <= R, which (L) and (R), read with P = the first or last symbol, rule out.  So
-//     i >= p: C passes through the state in which B finishes the character -- O after p
-//     merges, the symbols in the middle -- and from one state both go the same way.
-//   - One character at a time, left to right: each step keeps the ids, and (L) and (R) are
-//     about the text, so they hold whatever the other characters start as.
-// X and Y are checked against the word's bytes (a merge of tokens the text does not hold
-// there cannot take place: every symbol is the text it covers -- in plain words that needs
-// no merge of a <0xXX> or unk token, Bpe's condition for building them), which leaves
-// nearly every character of Chinese text whole: llama-3's guards are mostly "a space
-// before it" (its "Ġ" + lead byte merges).  Only 2- and 3-byte characters whose bytes
-// merge at all; a 4-byte one (an emoji) stays bytes.
+// A unit starts as what its bytes merge into alone, unless a merge of rank <= its own
+// highest could take one of its parts together with the text next to it: each unit keeps
+// those strings (its guards), checked against the word's bytes.  A Chinese character then
+// costs no merges of its bytes, nor half of a new English word's ASCII pairs.  Proof:
+// docs/design/char-merges.md.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -111,7 +73,8 @@ class CharMerges {
       }
       if (b < 0x80 && i + 1 < n && s[i + 1] < 0x80) {  // two ASCII bytes
         const Char& c = pairs_[b << 7 | s[i + 1]];
-        if (c.length && guard_ok(guards_[c.left], s, i, true) && guard_ok(guards_[c.right], s + i + 2, n - i - 2, false)) {
+        if (c.length && guard_ok(guards_[c.left], s, i, true) &&
+            guard_ok(guards_[c.right], s + i + 2, n - i - 2, false)) {
           if (count == cap) return false;
           ids[count++] = c.token[0];
           i += 2;
@@ -126,15 +89,16 @@ class CharMerges {
   }
 
  private:
+  class Builder;  // (char_merges.cpp)
   // The strings a character's text must not end (left) or start (right) with here.
   struct Guard {
-    uint64_t edge[4] = {};     // their last (left) / first (right) bytes: most checks end here
+    uint64_t edge[4] = {};          // their last (left) / first (right) bytes: most checks end here
     uint32_t first = 0, count = 0;  // strings_[first, first + count)
   };
-  struct Char {  // (length 0: the character stays bytes)
-    uint32_t token[2] = {};        // what its bytes merge into alone: one token, or two
+  struct Char {                      // (length 0: the character stays bytes)
+    uint32_t token[2] = {};          // what its bytes merge into alone: one token, or two
     uint16_t count = 0, length = 0;  // tokens; bytes
-    uint32_t left = 0, right = 0;  // guards_ (0: none)
+    uint32_t left = 0, right = 0;    // guards_ (0: none)
   };
   struct Span {
     uint32_t offset, length;  // in bytes_
@@ -160,8 +124,8 @@ class CharMerges {
     Char c;
   };
   size_t plain_index(uint64_t key) const { return size_t((key * 0x9E3779B97F4A7C15ULL) >> 40) & (plain_.size() - 1); }
-  // A bit per key hash, in L1: most pairs of a word are no unit, and gemma's 10,710 units
-  // take a megabyte of slots that a probe for one of them would wait for.
+  // A bit per key hash, in L1: most pairs of a word are no unit, and a large vocabulary's
+  // units take a megabyte of slots that a probe for one of them would wait for.
   static constexpr uint32_t kFilterBits = 1 << 16;
   static uint32_t plain_bit(uint64_t key) { return uint32_t((key * 0xD6E8FEB86659FD93ULL) >> 48); }
   std::vector<PlainSlot> plain_;  // plain words' units, open addressing

@@ -1,32 +1,23 @@
-// The ids of each character U+3000..U+9FFF (CJK punctuation, kana, CJK ideographs: the
-// three-byte characters whose lead byte is E3..E9) alone as a piece -- Bpe::encode of its
-// three bytes -- in a table indexed by the character.
+// The ids of each character U+3000..U+9FFF (the three-byte characters whose lead byte is
+// E3..E9) alone as a ByteLevel piece, in a table indexed by the character: Bpe::cuts leaves
+// a new Chinese clause in parts of a character or two, and this is one load where a word
+// cache probe was a hash, a table and a key compared (docs/design/cjk-ids.md).  ByteLevel
+// pieces only: whole-character parts have their slots requested ahead instead.
 //
-// Bpe::cuts leaves a new Chinese clause in parts of a character or two, and many are one
-// character.  Each part was a word-cache probe: a hash of its bytes, the table of recent
-// hits, a 16-byte key compared.  This is one load from a table of 28,672 words of which a
-// text touches its few thousand characters' (tens of KiB), and never a miss: every entry is
-// computed at load (Bpe::prepare_cuts: 3-5 ms for gpt2, llama-3, gpt-4o, qwen3, deepseek-v3).
-// ByteLevel pieces only.  Fresh Chinese, against the word cache alone: gpt2 1.07x, llama-3
-// 1.06x, gpt-4o 1.02x, qwen3 1.06x (geometric mean of 60 MB/s ratios).  For whole-character
-// parts (llama-2, mistral, gemma-3), whose slots encode_pieces requests ahead
-// (request_parts), the table cost 11-15% there.
-//
-// An entry holds up to three ids packed as the word cache packs them (WordCache::pack3),
+// An entry holds up to three ids packed as the word cache packs them (model/packed_ids.h),
 // with kAbsent in the slots past the last; an entry whose first slot is kAbsent is not in
-// the table (a character with no id, or more than three, or one of 2^21 - 1 or more: the
-// caller's usual path answers it).
+// the table (no id, more than three, or one of 2^21 - 1 or more: the caller's usual path).
 #pragma once
 #include <cstdint>
 #include <vector>
 
-#include "model/word_cache.h"
+#include "model/packed_ids.h"
 
 namespace tagpipe {
 
 class CjkIds {
  public:
-  static constexpr uint32_t kIds = 3;  // the most ids an entry holds (room the caller gives)
+  static constexpr uint32_t kIds = 3;          // the most ids an entry holds (room the caller gives)
   static constexpr uint32_t kCount = 7 << 12;  // U+3000..U+9FFF
 
   bool empty() const { return table_.empty(); }
@@ -45,7 +36,7 @@ class CjkIds {
       for (uint32_t id : ids) fits &= id < kAbsent;
       if (fits) {
         const uint32_t count = uint32_t(ids.size());
-        table_[i] = WordCache::pack3(ids.data(), count) | ~uint64_t(0) << (WordCache::kIdBits * count);
+        table_[i] = pack3(ids.data(), count) | ~uint64_t(0) << (kIdBits * count);
       }
     }
   }
@@ -57,12 +48,12 @@ class CjkIds {
     // ill-formed UTF-8 may hold anything)
     if (n != 3 || uint32_t(s[0] - 0xE3) > 6 || ((s[1] & 0xC0) | ((s[2] & 0xC0) >> 2)) != 0xA0 || table_.empty())
       return 0;
-    WordCache::unpack3(table_[uint32_t(s[0] - 0xE3) << 12 | uint32_t(s[1] & 0x3F) << 6 | (s[2] & 0x3F)], out);
+    unpack3(table_[uint32_t(s[0] - 0xE3) << 12 | uint32_t(s[1] & 0x3F) << 6 | (s[2] & 0x3F)], out);
     return uint32_t(out[0] != kAbsent) + (out[1] != kAbsent) + (out[2] != kAbsent);
   }
 
  private:
-  static constexpr uint32_t kAbsent = (uint32_t(1) << WordCache::kIdBits) - 1;  // an empty slot
+  static constexpr uint32_t kAbsent = (uint32_t(1) << kIdBits) - 1;  // an empty slot
   std::vector<uint64_t> table_;
 };
 

@@ -1,20 +1,7 @@
-// The merge table of a BPE: (left id, right id) -> (rank, result id).
-//
-// Open addressing at most half full, linear probing.  A lookup is on the critical path of
-// every merge (the next pair's key is the merged id), so a slot is one 64-bit word holding
-// the pair, its rank and its result -- one cache line per lookup, and as much of the table
-// in the CPU's caches as can be.  (gemma-3: 18-bit ids, so a 36-bit pair, and 19-bit ranks.)
-//   - Quotienting: the pair's hash h = pair * odd constant mod 2^K (K = the pair's bits) is
-//     a bijection, and the slot index is h's top B bits (2^B slots), so a slot keeps only
-//     h's low K - B bits (the quotient) and its distance past its home slot: index, quotient
-//     and distance give back the pair.  gemma-3: 16 bits of quotient, not 36.
-//   - Affine: every merge's result is its rank plus one constant (GPT-2, o200k, qwen,
-//     deepseek: the vocabulary lists merges in rank order) -- no result is stored.
-//   - Otherwise the result is stored: llama-2, llama-3, gemma-3 (16 + 19 + 18 bits of
-//     quotient, rank and result, leaving 11 for the distance).
-// When they do not fit, or a run of full slots outgrows the distance's bits: 16-byte slots
-// ("wide").  (Before quotienting, llama-3's and gemma-3's results lived in an array by rank:
-// a second read per merge.)
+// The merge table of a BPE: (left id, right id) -> (rank, result id), open addressing at
+// most half full.  A lookup is on the critical path of every merge, so a slot is one 64-bit
+// word: the pair's hash quotient and distance, its rank, and its result unless results are
+// rank + a constant (docs/design/merge-table.md); 16-byte slots when that does not fit.
 // A merge listed twice keeps its last rank (the oracle builds a HashMap).
 #pragma once
 #include <algorithm>
@@ -121,8 +108,7 @@ class MergeTable {
   uint64_t pair_key(uint32_t left, uint32_t right) const { return (uint64_t(left) << id_bits_) | right; }
   // Fibonacci hashing within the pair's bits (K): multiplying by an odd constant mod 2^K is
   // invertible, and the top bits of the product depend on every bit of the pair.  (Every
-  // lookup's address waits for this: keep it to a multiply, an and and a shift -- computing
-  // the masks here made fresh llama-3 English 15% slower.)
+  // lookup's address waits for this: keep it to a multiply, an and and a shift.)
   uint64_t hash(uint64_t key) const { return (key * 0x9E3779B97F4A7C15ULL) & key_mask_; }
   size_t home(uint64_t h) const { return size_t(h >> quotient_bits_); }
 

@@ -7,7 +7,8 @@
 
 namespace tagpipe {
 namespace {
-std::vector<std::pair<std::string_view, uint32_t>> entries_of(const std::vector<std::pair<std::string, double>>& pieces) {
+std::vector<std::pair<std::string_view, uint32_t>> entries_of(
+    const std::vector<std::pair<std::string, double>>& pieces) {
   std::vector<std::pair<std::string_view, uint32_t>> out;
   for (uint32_t id = 0; id < pieces.size(); id++) out.emplace_back(pieces[id].first, id);
   return out;

@@ -37,8 +37,8 @@ class Unigram : public PieceModel {
  private:
   bool emit(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids) const;  // one string's ids
 
-  ByteTrie trie_;            // piece -> its last id
-  StringTable ids_;          // the same map, for the strings backtracking produces
+  ByteTrie trie_;              // piece -> its last id
+  StringTable ids_;            // the same map, for the strings backtracking produces
   std::vector<double> score_;  // per id
   double unk_score_;
   uint32_t unk_id_;

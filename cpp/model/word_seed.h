@@ -1,25 +1,16 @@
 // The word seed: the vocabulary strings of 1..15 bytes whose BPE is their own token, by
-// the word cache's short key (WordCache::short_key).  Read-only once built, shared by
-// every thread (Bpe::prepare_seed builds one per piece form).
-//
-// On fresh text most of the cache's misses are words it has not seen yet, and many are
-// one vocabulary token whole (gpt2: 43% of the misses on English, 29% on code); BPE spends
-// ~450 ns merging such a word back together, where this is a probe.  At a cache miss the
-// encoder requests the piece's slot (prefetch); Bpe::encode_many asks here first when the
-// misses are answered together, and the encoder caches what it finds.  A filter of one bit
-// per hash (8 bits per string, about one false "maybe" in eight) answers most other misses
-// without touching the table, whose probe would be a cache miss of its own: 93% of gpt2's
-// misses on Chinese are not vocabulary strings.  (What the filter saves was not measured
-// apart.)
-// Seeding every thread's word cache instead would put 50k-200k entries into each; this is
-// one table: 3 MiB for gpt2, 12 MiB for gpt-4o.
+// the word cache's short key (model/piece_key.h).  Read-only once built at load, shared by
+// every thread.  On fresh text many of the word cache's misses are one vocabulary token
+// whole: a probe here answers what BPE would merge back together.  The encoder requests a
+// missed piece's slot at the miss, and a filter of a bit per hash rules out most other
+// pieces without touching the table (docs/design/word-seed.md).
 #pragma once
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
 #include "model/huge_table.h"
-#include "model/word_cache.h"
+#include "model/piece_key.h"
 
 namespace tagpipe {
 
@@ -42,8 +33,8 @@ class WordSeed {
   }
   // key (1..15 bytes) -> id; a key put twice keeps its first id.
   void put(std::string_view key, uint32_t id) {
-    const WordCache::Key k = WordCache::short_key(reinterpret_cast<const uint8_t*>(key.data()), uint32_t(key.size()));
-    const uint64_t h = WordCache::short_hash(k);
+    const ShortKey k = short_key(reinterpret_cast<const uint8_t*>(key.data()), uint32_t(key.size()));
+    const uint64_t h = short_hash(k);
     size_t i = h & mask_;
     for (; slots_[i].k1 != 0; i = (i + 1) & mask_)
       if (slots_[i].k0 == k.k0 && slots_[i].k1 == k.k1) return;
@@ -56,18 +47,20 @@ class WordSeed {
   // The token p[0..n) (n in 1..15) is, or kMissing.
   uint32_t find(const uint8_t* p, uint32_t n) const {
     if (count_ == 0) return kMissing;
-    const WordCache::Probe q = WordCache::probe(p, n);
-    if (!maybe(q.h)) return kMissing;
-    for (size_t i = q.h & mask_;; i = (i + 1) & mask_) {
+    const ShortKey k = short_key(p, n);
+    const uint64_t h = short_hash(k);
+    if (!maybe(h)) return kMissing;
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
-      if (s.k0 == q.k.k0 && s.k1 == q.k.k1) return s.id;
+      if (s.k0 == k.k0 && s.k1 == k.k1) return s.id;
       if (s.k1 == 0) return kMissing;  // empty (a real key has its length in k1)
     }
   }
   // Starts loading the slot find() will read for a piece, unless the filter already says
   // it is not here (the encoder calls this at a cache miss; BPE asks later).
-  void prefetch(const WordCache::Probe& q) const {
-    if (count_ != 0 && maybe(q.h)) __builtin_prefetch(&slots_[q.h & mask_]);
+  // h: the piece's short_hash.
+  void prefetch(uint64_t h) const {
+    if (count_ != 0 && maybe(h)) __builtin_prefetch(&slots_[h & mask_]);
   }
 
  private:

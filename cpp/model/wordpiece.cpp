@@ -35,7 +35,8 @@ bool WordPiece::encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids)
     uint32_t best_end = 0, best_id = ByteTrie::kNone;
     for (uint32_t i = start; i < n && node != ByteTrie::kNone; i++) {
       node = trie_.child(node, s[i]);
-      if (node != ByteTrie::kNone && trie_.value(node) != ByteTrie::kNone) best_end = i + 1, best_id = trie_.value(node);
+      if (node != ByteTrie::kNone && trie_.value(node) != ByteTrie::kNone)
+        best_end = i + 1, best_id = trie_.value(node);
     }
     if (best_id == ByteTrie::kNone) return unk();  // no match here: the whole piece is unk
     ids.push_back(best_id);

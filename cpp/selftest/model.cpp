@@ -62,24 +62,14 @@ void check_merge_table(bool quick) {
 
 namespace {
 
-// The encoder's lookup chain (encode/encoder.cpp): the short table, then the medium one,
-// then the long one, each marker sending the piece on.  False on a miss.
+// The encoder's lookup: the inline tiers, then the long one.  False on a miss.
 bool cache_find(const WordCache& cache, const uint8_t* p, uint32_t n, std::vector<uint32_t>& ids) {
-  uint32_t out[WordCache::kMediumIds];
-  uint32_t got = n < 16 ? cache.find_short<false>(WordCache::probe(p, n), out) : WordCache::kShortLater;
-  if (got - 1 < WordCache::kShortIds) {
-    if (got > 4) WordCache::unpack(out);
-    return ids.assign(out, out + got), true;
-  }
-  if (got == 0) return false;
-  if (n <= WordCache::kMediumMax) {
-    const WordCache::MediumKey key = WordCache::medium_key(p, n);
-    got = cache.find_medium(key, WordCache::medium_hash(key), out);
-    if (got - 1 < WordCache::kMediumIds) return ids.assign(out, out + got), true;
-    if (got == 0) return false;
-  }
+  uint32_t out[WordCache::kRoom];
+  const WordCache::Probe q = WordCache::probe(p, n);
+  uint32_t got = cache.find<false>(p, n, q, out);
+  if (got - 1 < WordCache::kRoom) return ids.assign(out, out + got), true;
   const uint32_t* in;
-  if (!cache.find_long(p, n, WordCache::long_hash(p, n), in, got)) return false;
+  if (got == WordCache::kMiss || !cache.find_long(p, n, q, in, got)) return false;
   return ids.assign(in, in + got), true;
 }
 
