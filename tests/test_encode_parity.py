@@ -1399,7 +1399,7 @@ def assert_cached_passes_exact(json_text, texts, oracle, budgets):
 
 def test_cut_pieces_of_short_parts_are_cached_whole_exactly():
     """A long piece cut into parts of under two bytes on average (GPT-2's indentation) is cached
-    whole once every part hit (Encoder::encode_pieces): the ids cached are exactly its parts'
+    whole once every part hit (encode_pieces, cpp/encode/piece_loop.h): the ids cached are exactly its parts'
     ids -- not when a part missed (its ids wait in a hole), nor when a flush of the waiting
     misses moved the ids before it.  Long words of a few letters, fresh words around them so
     that misses wait and flush mid-piece, the same texts again and again (the cached pieces
@@ -1435,7 +1435,7 @@ def test_medium_tier_pieces_exactly():
     """The word cache's medium tier (cpp/model/word_cache.h): pieces of 16-31 bytes and short
     ones with 5-12 ids live in it, a piece with more ids in the long table behind a marker in
     each earlier table, and a cut piece of 16-31 bytes with at most 12 ids is cached whole
-    at its second sighting with every part a hit (Encoder::encode_pieces).  Words of
+    at its second sighting with every part a hit (encode_pieces, cpp/encode/piece_loop.h).  Words of
     two-letter units (each a token, a cut between any two), runs of unknown characters (an
     unk each, never cut: 5-30 ids), mixed with fresh words, the same texts again and again,
     with a default cache, one wiped as it fills and one too small for a medium table; 1 and

@@ -103,9 +103,15 @@ std::vector<uint8_t> fragment_text(std::mt19937_64& rng, size_t fragments) {
 std::vector<uint8_t> scan_text(std::mt19937_64& rng, size_t n) {
   std::vector<uint8_t> v;
   switch (rng() % 6) {
-    case 0: v = ascii_text(rng, n); break;
-    case 1: v = random_text(rng, n / 2 + 1); break;
-    case 2: v = fragment_text(rng, n / 2 + 1); break;
+    case 0:
+      v = ascii_text(rng, n);
+      break;
+    case 1:
+      v = random_text(rng, n / 2 + 1);
+      break;
+    case 2:
+      v = fragment_text(rng, n / 2 + 1);
+      break;
     case 3:
       for (size_t i = 0; i < n; i++) v.push_back(rng() % 3 ? uint8_t("ab .\n'"[rng() % 6]) : kEdges[rng() % kNumEdges]);
       break;

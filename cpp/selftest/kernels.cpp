@@ -289,8 +289,8 @@ void check_scan_spec(bool quick) {
     for (uint32_t i = 0; i < n && c.ok; i++) {
       const ScanMasks& m = got[i / 64];
       const uint64_t bit = uint64_t(1) << (i % 64);
-      bool ok = ((m.start & bit) != 0) == (tags[i] != 0) &&
-                ((starts[i / 64] >> (i % 64)) & 1) == ((m.start & bit) != 0);
+      bool ok =
+          ((m.start & bit) != 0) == (tags[i] != 0) && ((starts[i / 64] >> (i % 64)) & 1) == ((m.start & bit) != 0);
       for (int t = 0; t < kScanTags; t++) ok &= ((m.tag[t] & bit) != 0) == (t == tags[i] && t != 0);
       if (!ok) c.ok = false, c.why = "byte " + std::to_string(i) + " of a " + std::to_string(n) + "-byte text";
     }

@@ -60,11 +60,11 @@ void check_replace(const kernels::Kernel& k, bool quick);
 void check_transcode(const kernels::Kernel& k, bool quick);
 void check_marks(const kernels::Kernel& k, bool quick);
 void check_find(const kernels::Kernel& k, bool quick);
-void check_scan(const kernels::Kernel& k, bool quick);  // scan and cut_pieces
-void check_scan_spec(bool quick);                       // the scalar scan vs classify
+void check_scan(const kernels::Kernel& k, bool quick);      // scan and cut_pieces
+void check_scan_spec(bool quick);                           // the scalar scan vs classify
 void check_patterns(const kernels::Kernel& k, bool quick);  // patterns.cpp
 void check_scan_patterns(const kernels::Kernel& k, bool quick);
-void check_merge_table(bool quick);                         // model.cpp
+void check_merge_table(bool quick);  // model.cpp
 void check_word_cache(bool quick);
 void check_bridge_cuts(bool quick);
 void check_cjk_ids();
