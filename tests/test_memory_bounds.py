@@ -5,9 +5,8 @@ oracle's (plus a fixed slack for allocator noise), both measured here in fresh p
 tagpipe's process runs under an address-space limit (RLIMIT_AS, 1 GiB over its baseline) so a
 blow-up fails at once with MemoryError instead of taking the machine's memory.
 
-The strict xfails are what the native core does today: tables indexed by id sized by the
-largest id (cpp/model/bpe.cpp Bpe::prepare_cuts: a vector of max_id + 1 string_views / bytes),
-and ~46 bytes of memory per byte of the longest vocabulary string."""
+The strict xfail is what the native core does today: ~46 bytes of memory per byte of the longest
+vocabulary string.  (No table is sized by the largest id any more: cpp/model/bpe_cuts.cpp.)"""
 
 from __future__ import annotations
 
@@ -105,7 +104,6 @@ def bpe(vocab: dict, merges: list) -> str:
     )
 
 
-@pytest.mark.xfail(strict=True, reason="issue 42 item 4: Bpe::prepare_cuts sizes tables by the largest id")
 @pytest.mark.parametrize("big", [10**9, 2**31, 2**32 - 2])
 def test_a_large_id_costs_no_memory(big):
     """A ~500-byte file whose merges use the id `big`: the oracle loads it in a few MB."""

@@ -1,15 +1,30 @@
 #include "model/bpe_cuts.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace tagpipe {
 namespace {
 
-uint32_t max_id(const std::vector<BpeMerge>& merges) {
-  uint32_t m = 0;
-  for (const BpeMerge& x : merges) m = std::max({m, x.left, x.right, x.result});
-  return m;
-}
+// A set of ids numbered densely (sorted): ids are u32 and may be sparse -- the oracle takes
+// any -- so no table here is sized by the largest id; a small file naming id 1e9 must not cost
+// gigabytes.
+class IdIndex {
+ public:
+  explicit IdIndex(std::vector<uint32_t> ids) : ids_(std::move(ids)) {
+    std::sort(ids_.begin(), ids_.end());
+    ids_.erase(std::unique(ids_.begin(), ids_.end()), ids_.end());
+  }
+  size_t size() const { return ids_.size(); }
+  // The position of `id`, or size() if it is not in the set.
+  size_t find(uint32_t id) const {
+    const auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
+    return it != ids_.end() && *it == id ? size_t(it - ids_.begin()) : size();
+  }
+
+ private:
+  std::vector<uint32_t> ids_;
+};
 
 // The conditions alone (cheap: nothing is built).  Both forms need the initial symbols to be
 // the piece's own bytes or characters, and nothing else to change how symbols merge.
@@ -54,10 +69,12 @@ BpeCuts<ByteLevel>::BpeCuts(const BpeVocab& v, const BpeSymbols<ByteLevel>& symb
     : BpeCutsCommon(v, common_rule(v)), symbols_(symbols) {
   if (!exact()) return;
   bridges_.set_whole_chars(false);
-  std::vector<uint8_t> result(size_t(max_id(v.merges)) + 1, 0);  // by id: whether some merge gives it
-  for (const BpeMerge& m : v.merges) result[m.result] = 1;
+  std::vector<uint32_t> ids;  // the ids some merge gives
+  ids.reserve(v.merges.size());
+  for (const BpeMerge& m : v.merges) ids.push_back(m.result);
+  const IdIndex results(std::move(ids));
   symbols.strings().for_each([&](std::string_view key, uint32_t id) {
-    if (id < result.size() && result[id])
+    if (results.find(id) != results.size())
       bridges_.add(reinterpret_cast<const uint8_t*>(key.data()), uint32_t(key.size()));
   });
   bridges_.finish();
@@ -91,12 +108,15 @@ BpeCuts<WholeChars>::BpeCuts(const BpeVocab& v, const BpeSymbols<WholeChars>& sy
       unk_waits_(!v.all_byte_tokens() && v.opt.unk_id != BpeOptions::kNone) {
   if (!exact()) return;
   bridges_.set_whole_chars(true);
-  std::vector<std::string_view> strings(size_t(max_id(v.merges)) + 1);  // by id (no two share one: exact)
-  v.strings.for_each([&](std::string_view key, uint32_t id) {
-    if (id < strings.size()) strings[id] = key;
-  });
+  std::vector<uint32_t> ids;  // the ids merges take
+  ids.reserve(2 * v.merges.size());
+  for (const BpeMerge& m : v.merges) ids.push_back(m.left), ids.push_back(m.right);
+  const IdIndex parts(std::move(ids));
+  std::vector<std::string_view> strings(parts.size() + 1);  // by position in parts (no two share an id: exact)
+  v.strings.for_each([&](std::string_view key, uint32_t id) { strings[parts.find(id)] = key; });
+  strings.back() = {};  // (the slot of every id that is no part)
   for (const BpeMerge& m : v.merges) {
-    const std::string_view a = strings[m.left], b = strings[m.right];
+    const std::string_view a = strings[parts.find(m.left)], b = strings[parts.find(m.right)];
     if (!a.empty() && !b.empty())
       bridges_.add_merge(reinterpret_cast<const uint8_t*>(a.data()), uint32_t(a.size()),
                          reinterpret_cast<const uint8_t*>(b.data()), uint32_t(b.size()));
