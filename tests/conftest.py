@@ -47,6 +47,8 @@ SLOW = (
     "tests/test_docs_examples.py::test_the_page_runs_as_written[docs/distributed.md]",
     # the peers' packages, each loaded and checked against the oracle
     "tests/test_bench_drivers.py::test_peer_is_exact_where_it_serves_and_says_why_not_elsewhere",
+    # a full compile of the core into a wheel, installed in a fresh environment
+    "tests/test_wheel.py",
 )
 
 
