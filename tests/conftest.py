@@ -26,6 +26,8 @@ SLOW = (
     "tests/test_classify_kernels.py::test_every_scalar_at_every_offset",
     "tests/test_classify_tables.py::test_onig_predicates",
     "tests/test_classify_tables.py::test_scripts_any_is_transparent",
+    # every normalizer of the real files over whole corpora (the encoder's own corpus tests stay)
+    "tests/test_normalizers.py::test_fixture_normalizer_on_corpus",
     # property tests with hundreds of generated texts per real tokenizer
     "tests/test_encode_parity.py::test_hypothesis_text",
     "tests/test_models_native.py::test_hypothesis_text",
