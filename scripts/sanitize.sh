@@ -52,7 +52,8 @@ if [ "$what" = all ] || [ "$what" = python ]; then
   export PYTHONPATH="$PWD/build/asan/pkg"
   # python -P: the source tree is not on sys.path, so the sanitized package is imported
   "$py" -P -c "import tagpipe; assert '/build/asan/pkg/' in tagpipe.__file__, tagpipe.__file__; print('sanitized:', tagpipe.__file__)"
-  pytest=("$py" -P -m pytest -q -x -p no:cacheprovider)
+  # one process (-n 0: no xdist workers under the sanitizers), and the slow tests too
+  pytest=("$py" -P -m pytest -q -x -p no:cacheprovider -n 0 --run-slow)
   "${pytest[@]}" tests/test_hardening.py tests/test_hostile_files.py tests/test_malformed.py \
     tests/test_fuzz_regressions.py tests/test_threads.py -k "not fork"
   "${pytest[@]}" tests/test_encode_parity.py \

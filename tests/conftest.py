@@ -1,12 +1,65 @@
 """pytest hooks.  The tests' shared helpers are the `support` package (tests/support/), not
-this file; the data they need is found through TAGPIPE_TEST_DATA (support.data)."""
+this file; the data they need is found through TAGPIPE_TEST_DATA (support.data).
+
+The README's `pytest` must finish in minutes on a 2-core laptop, so the longest tests are
+marked `slow` here, in one list, and deselected unless `--run-slow` is given.  CI runs the
+whole suite (.ci/run sets `PYTEST_ADDOPTS=--run-slow`); nothing here is skipped for good.
+"""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
+
+# Node ids (a file, a test function, or one parametrized case) of the slow tests: each entry
+# covers every test whose id starts with it.  Scheduling only: a test listed here is exactly
+# the test `--run-slow` runs.
+SLOW = (
+    # exhaustive sweeps: every Unicode scalar, every offset
+    "tests/test_pretokenizers_parity.py::test_every_scalar_alone",
+    "tests/test_pretokenizers_parity.py::test_every_scalar_between_letters",
+    "tests/test_normalizers.py::test_every_scalar",
+    "tests/test_classify_kernels.py::test_every_scalar_at_every_offset",
+    "tests/test_classify_tables.py::test_onig_predicates",
+    "tests/test_classify_tables.py::test_scripts_any_is_transparent",
+    # every normalizer of the real files over whole corpora (the encoder's own corpus tests stay)
+    "tests/test_normalizers.py::test_fixture_normalizer_on_corpus",
+    # property tests with hundreds of generated texts per real tokenizer
+    "tests/test_encode_parity.py::test_hypothesis_text",
+    "tests/test_models_native.py::test_hypothesis_text",
+    # every input the differential fuzzer ever kept, each against 8 real tokenizers
+    "tests/test_fuzz_regressions.py::test_corpus_input",
+    # stress: many threads and caches, long pieces, a 20 MB string, concurrent loads
+    "tests/test_encode_parity.py::test_concurrency",
+    "tests/test_encode_parity.py::test_long_pieces_cut_exactly",
+    "tests/test_encode_parity.py::test_20mb_string",
+    "tests/test_hardening.py::test_concurrent_loading_of_different_tokenizers",
+    # the data engines started for real (Ray, Spark, datasets' worker processes)
+    "tests/test_integrations.py::test_datasets_num_proc_2",
+    "tests/test_integrations.py::test_ray_map_batches",
+    "tests/test_integrations.py::test_spark_local_2",
+    "tests/test_integrations.py::test_spark_nulls",
+    "tests/test_integrations.py::test_one_native_thread_by_default_in_datasets_workers",
+    "tests/test_integrations.py::test_one_native_thread_by_default_in_ray_workers",
+    "tests/test_integrations.py::test_one_native_thread_by_default_in_spark_workers",
+    "tests/test_docs_examples.py::test_the_page_runs_as_written[docs/distributed.md]",
+    # the peers' packages, each loaded and checked against the oracle
+    "tests/test_bench_drivers.py::test_peer_is_exact_where_it_serves_and_says_why_not_elsewhere",
+    # a full compile of the core into a wheel, installed in a fresh environment
+    "tests/test_wheel.py",
+)
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--run-slow",
+        action="store_true",
+        help="also run the tests marked slow (deselected by default; CI runs them)",
+    )
 
 
 def pytest_configure(config):
@@ -15,3 +68,24 @@ def pytest_configure(config):
     # never the checkout's tagpipe/, which a clean clone has not built.
     if str(REPO) not in sys.path:
         sys.path.append(str(REPO))
+
+
+def _listed_slow(nodeid: str) -> bool:
+    return any(nodeid == s or nodeid.startswith((s + "::", s + "[")) for s in SLOW)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if _listed_slow(item.nodeid):
+            item.add_marker(pytest.mark.slow)
+    if config.getoption("--run-slow"):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    if not config.getoption("--run-slow"):
+        terminalreporter.write_line("slow tests were deselected; `pytest --run-slow` runs the whole suite, as CI does")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 import tokenizers
 from hypothesis import given, settings
@@ -37,7 +39,11 @@ def test_bundled_gpt2_generated(bundled, text):
 def test_demo_checks_its_ids(capsys):
     assert cli.main(["demo", "--megabytes", "0.3"]) == 0
     out = capsys.readouterr().out
-    assert "MB/s" in out and "tagpipe: native" in out
+    assert "MB/s" in out and "run natively by tagpipe" in out
+    # both thread rows, over the same text, each against tokenizers on that text
+    assert "tagpipe     1 thread " in out and "tokenizers  1 thread " in out
+    if (os.cpu_count() or 1) > 1:
+        assert f"tagpipe     {os.cpu_count()} threads (every core)" in out
     checked = out.split("ids identical on ")[1].split()
     assert checked[0] == checked[2] and int(checked[0]) > 0
 
