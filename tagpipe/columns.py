@@ -22,7 +22,7 @@ no ids (an empty range in the flat numpy form) and a null row in `encode_arrow`'
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Set
+from collections.abc import Iterator, Mapping, Set
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -129,6 +129,8 @@ def _sequence(texts: Any) -> Any:
     """`texts` if it is a sequence of texts in a defined order, else TypeError (see above)."""
     if isinstance(texts, (list, tuple)):
         return texts
+    if isinstance(texts, Iterator):  # a generator, map, iter(...): its order is defined, read it once
+        return list(texts)
     kind = type(texts).__name__
     why = None
     if isinstance(texts, (str, bytes, bytearray, memoryview)):
