@@ -5,6 +5,7 @@
     >>> tok.encode_to_numpy("Hello world")    # uint32 array, no Python list
     >>> tok.encode_batch_flat(texts)          # (ids uint32[N], offsets int64[n+1]), all cores
     >>> tok.encode_arrow(pa_string_array)     # Arrow list<uint32>; Arrow/numpy/pandas input
+    >>> tok.decode(ids)                       # the text, as tokenizers' decode; decode_batch, decode_stream
     >>> print(tok.explain())                  # every stage: native or delegated, and why
 
 Every stage runs in C++ when tagpipe runs all of them exactly; otherwise the whole call
@@ -27,6 +28,7 @@ import numpy as np
 
 from tagpipe import _core
 from tagpipe._delegate import DelegationError, delegation_allowed, oracle
+from tagpipe.decoding import DecodeStream, flag
 from tagpipe.plan import plan_tokenizer
 from tagpipe.pretokenizer import _utf8
 from tagpipe.spec import TokenizerJsonError, load_tokenizer_json
@@ -86,6 +88,9 @@ class Tokenizer:
         self._post = self.plan.post
         self._vocab_size = self.plan.id_bound
         self._native = _core.Encoder(config) if config is not None else None  # (takes over config's tables)
+        decoder_config, self.plan.decoder_config = self.plan.decoder_config, None
+        self._decoder = _core.Decoder(decoder_config) if decoder_config is not None else None
+        del decoder_config
         # (the post-processor's tokens around one sequence, when native: tagpipe.accelerate)
         self._special_ids = (list(self.plan.prefix_ids), list(self.plan.suffix_ids)) if self.native else ([], [])
         self._runs = self.native and self.plan.metaspace_runs
@@ -179,6 +184,8 @@ class Tokenizer:
                     else "  word seed: none (a continuing_subword_prefix or end_of_word_suffix, or "
                     "vocabulary strings that share an id)"
                 )
+        if self.plan.decoder is not None:
+            lines.append("  " + str(self.plan.decoder))
         return "\n".join(lines)
 
     def _oracle_tokenizer(self):
@@ -375,9 +382,74 @@ class Tokenizer:
         flat = ids.tolist()
         return [flat[offsets[i] : offsets[i + 1]] for i in range(len(offsets) - 1)]
 
+    # -- decoding --
+    @property
+    def native_decode(self) -> bool:
+        """Whether decode runs natively (explain()'s "decoder" line says why not)."""
+        return self._decoder is not None
+
+    def _decode_oracle(self):
+        """The oracle, for a delegated decode (or one the oracle panics on: its exception)."""
+        if not delegation_allowed():
+            why = self.plan.decoder.how if self._decoder is None else "the oracle panics on these ids"
+            raise DelegationError("this decode would be delegated to tokenizers: " + why)
+        if self._oracle is None:
+            self._oracle = oracle().Tokenizer.from_str(self._json)
+        return self._oracle
+
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
-        """Delegated to tokenizers (decoding is not native yet)."""
-        return self._oracle_tokenizer().decode(list(ids), skip_special_tokens=skip_special_tokens)
+        """The text of these ids, as tokenizers' ``decode(ids, skip_special_tokens)``: `ids` a
+        sequence of ints or a numpy integer array; ids the vocabulary does not hold are
+        skipped; a negative id, or one past 2**32 - 1, is an OverflowError."""
+        skip = flag(skip_special_tokens)
+        if self._decoder is not None:
+            text = self._decoder.decode(ids, skip)
+            if text is not None:
+                return text
+        return self._decode_oracle().decode(ids, skip_special_tokens=skip)
+
+    def decode_batch(
+        self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True, num_threads: Optional[int] = None
+    ) -> list[str]:
+        """`decode` of each id sequence (or of each row of a 2-D integer array), on
+        `num_threads` native threads (default: every core) with the GIL released."""
+        skip = flag(skip_special_tokens)
+        if self._decoder is None:
+            return self._decode_oracle().decode_batch(sequences, skip_special_tokens=skip)
+        texts = self._decoder.decode_batch(sequences, skip, self._threads(num_threads))
+        return self._decode_missing(texts, lambda i: sequences[i], skip)
+
+    def decode_batch_flat(
+        self, ids: Any, offsets: Any, skip_special_tokens: bool = True, num_threads: Optional[int] = None
+    ) -> list[str]:
+        """`decode_batch` of the flat form `encode_batch_flat` returns: text i is the decode of
+        ids[offsets[i]:offsets[i + 1]]."""
+        skip = flag(skip_special_tokens)
+        offsets = np.asarray(offsets, dtype=np.int64)
+        if self._decoder is None:
+            flat = np.asarray(ids)
+            rows = [flat[offsets[i] : offsets[i + 1]].tolist() for i in range(len(offsets) - 1)]
+            return self._decode_oracle().decode_batch(rows, skip_special_tokens=skip)
+        texts = self._decoder.decode_flat(ids, offsets, skip, self._threads(num_threads))
+        return self._decode_missing(texts, lambda i: np.asarray(ids)[offsets[i] : offsets[i + 1]].tolist(), skip)
+
+    def _decode_missing(self, texts: list, ids_of, skip: bool) -> list[str]:
+        """The texts the oracle panics on (None from the native decode): its exception."""
+        for i, t in enumerate(texts):
+            if t is None:
+                texts[i] = self._decode_oracle().decode(ids_of(i), skip_special_tokens=skip)
+        return texts
+
+    def decode_stream(self, skip_special_tokens: bool = False, ids: Optional[Sequence[int]] = None) -> DecodeStream:
+        """A `DecodeStream` for a generation loop: ``stream.step(id)`` returns each new chunk of
+        text (None while a character is incomplete), as tokenizers'
+        ``DecodeStream(ids, skip_special_tokens).step(tokenizer, id)``; `ids`: the prompt's, whose
+        text is not returned."""
+        skip = False if skip_special_tokens is None else flag(skip_special_tokens)
+        if self._decoder is not None:
+            return DecodeStream(self._decoder.stream(skip, ids), self._decode_oracle, skip)
+        self._decode_oracle()  # (raises now while delegation is disabled)
+        return DecodeStream(None, self._decode_oracle, skip, ids)
 
     def profile(self, texts: Sequence[str], add_special_tokens: bool = True) -> dict[str, float]:
         """Nanoseconds per byte of each stage -- normalize, split (added tokens and

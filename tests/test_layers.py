@@ -30,7 +30,7 @@ LAYERS = [  # bottom -> top
     ("spec", ["tagpipe.spec"]),
     ("plan", ["tagpipe.plan"]),
     ("columns", ["tagpipe.columns", "tagpipe._threads"]),
-    ("stages", ["tagpipe.classify", "tagpipe.pretokenizer", "tagpipe._kernels"]),
+    ("stages", ["tagpipe.classify", "tagpipe.pretokenizer", "tagpipe._kernels", "tagpipe.decoding"]),
     ("tokenizer", ["tagpipe.tokenizer"]),
     ("helpers", ["tagpipe.accelerate", "tagpipe.hub", "tagpipe.sentencepiece", "tagpipe.integrations"]),
     ("cli", ["tagpipe.cli", "tagpipe.__main__"]),

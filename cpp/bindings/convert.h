@@ -105,6 +105,8 @@ inline const kernels::Kernel& kernel_named(const std::optional<std::string>& nam
 // schema.cpp: the plan's structs (pre-tokenizer stages, normalizer steps, added tokens,
 // model options and models, the encoder's configuration) as Python classes.
 void bind_schema(py::module_& m);
+// decode.cpp: the native decode (Decoder, DecodeStream).
+void bind_decode(py::module_& m);
 // testing.cpp: the hooks only tests and benchmarks use (the submodule _core.testing).
 void bind_testing(py::module_& m);
 

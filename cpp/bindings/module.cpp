@@ -1,6 +1,6 @@
 // The Python extension tagpipe._core: the only code that includes pybind11 (with the other
-// files of this folder: schema.cpp binds the plan's structs, testing.cpp the hooks of tests
-// and benchmarks, convert.h what they share).
+// files of this folder: schema.cpp binds the plan's structs, decode.cpp the native decode,
+// testing.cpp the hooks of tests and benchmarks, convert.h what they share).
 //
 // It turns Python objects into spans, releases the GIL around native work and hands back
 // numpy arrays.  Defaults, validation messages and docs live in the Python layer (tagpipe/);
@@ -235,6 +235,7 @@ py::object normalize_text(const std::vector<normalize::Step>& steps, const std::
 PYBIND11_MODULE(_core, m) {
   m.doc() = "tagpipe native core (see the tagpipe package for the documented API)";
   bind_schema(m);
+  bind_decode(m);
 
   m.def("classify", &classify, py::arg("data"), py::arg("alphabet"), py::arg("kernel") = py::none(),
         "classify(data, alphabet, kernel=None) -> (tags uint8[n], starts uint64[ceil(n/64)])");

@@ -10,6 +10,8 @@
 //   WordPieceOptions    WordPieceOptions
 //   PieceModel          PieceModel             (WordPiece, WordLevel, Unigram: built here)
 //   EncoderConfig       EncoderSpec
+//   DecoderStep         decode::Step           (.Kind)
+//   DecoderConfig       decode::DecoderSpec
 //
 // Each struct takes its fields as keyword arguments (PreTokenizerStage(kind=..., literal=...))
 // and compares and prints by them.  A list field is copied in and out: assign a whole list
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "bindings/convert.h"
+#include "decode/decoder.h"
 #include "encode/encoder.h"
 #include "model/unigram.h"
 #include "model/wordpiece.h"
@@ -276,6 +279,73 @@ void bind_encoder_config(py::module_& m) {
           py::arg("merges"), "The BPE merges in rank order: uint32[n, 3] (left, right, result) ids.");
 }
 
+// ---- the decoder ------------------------------------------------------------------------------
+
+void bind_decoder_config(py::module_& m) {
+  using S = decode::Step;
+  auto step = record<S>(m, "DecoderStep", "One native decoder (decode::Step); a Sequence is flattened");
+  py::enum_<S::Kind>(step, "Kind")
+      .value("ByteLevel", S::Kind::ByteLevel)
+      .value("Metaspace", S::Kind::Metaspace)
+      .value("WordPiece", S::Kind::WordPiece)
+      .value("BPEDecoder", S::Kind::BPEDecoder)
+      .value("CTC", S::Kind::CTC)
+      .value("Replace", S::Kind::Replace)
+      .value("Fuse", S::Kind::Fuse)
+      .value("Strip", S::Kind::Strip)
+      .value("ByteFallback", S::Kind::ByteFallback);
+  step.def_readwrite("kind", &S::kind)
+      .def_readwrite("pattern", &S::pattern)
+      .def_readwrite("content", &S::content)
+      .def_readwrite("replacement", &S::replacement)
+      .def_readwrite("prepended", &S::prepended)
+      .def_readwrite("prefix", &S::prefix)
+      .def_readwrite("cleanup", &S::cleanup)
+      .def_readwrite("suffix", &S::suffix)
+      .def_readwrite("pad_token", &S::pad_token)
+      .def_readwrite("word_delimiter_token", &S::word_delimiter_token)
+      .def_readwrite("start", &S::start)
+      .def_readwrite("stop", &S::stop);
+
+  using D = decode::DecoderSpec;
+  auto pairs_of = [](const std::vector<added::Token>& tokens) {
+    std::vector<std::pair<uint32_t, std::string>> out;
+    out.reserve(tokens.size());
+    for (const auto& t : tokens) out.emplace_back(t.id, t.text);
+    return out;
+  };
+  record<D>(m, "DecoderConfig",
+            "What a Decoder is built from (decode::DecoderSpec): the steps, and the tokens by id -- the model's "
+            "(set_vocab or set_pieces) and the added ones")
+      .def_readwrite("steps", &D::steps)
+      .def_readwrite("join_with_space", &D::join_with_space)
+      .def_readwrite("special", &D::special)
+      .def_property(
+          "added_tokens",
+          [](const D& d) {
+            std::vector<added::Token> out;
+            for (const auto& [id, text] : d.added) out.push_back(added::Token{text, id});
+            return out;
+          },
+          [pairs_of](D& d, const std::vector<added::Token>& tokens) { d.added = pairs_of(tokens); })
+      .def(
+          "set_vocab",
+          [](D& d, const py::dict& vocab) {
+            d.model.clear();
+            d.model.reserve(vocab.size());
+            for (const auto& kv : vocab) d.model.emplace_back(kv.second.cast<uint32_t>(), bytes_of(kv.first));
+          },
+          py::arg("vocab"), "The model's tokens: a dict token -> id (BPE, WordPiece, WordLevel).")
+      .def(
+          "set_pieces",
+          [](D& d, const py::list& pieces) {
+            d.model.clear();
+            d.model.reserve(pieces.size());
+            for (size_t i = 0; i < pieces.size(); i++) d.model.emplace_back(uint32_t(i), bytes_of(pieces[i]));
+          },
+          py::arg("pieces"), "The model's tokens: a list of pieces, id = index (Unigram).");
+}
+
 }  // namespace
 
 void bind_schema(py::module_& m) {
@@ -283,6 +353,7 @@ void bind_schema(py::module_& m) {
   bind_normalizer_step(m);
   bind_models(m);
   bind_encoder_config(m);
+  bind_decoder_config(m);
 }
 
 }  // namespace tagpipe::bindings

@@ -302,6 +302,113 @@ class EncoderConfig(metaclass=_pybind11_type):
     def set_merges(self, merges: npt.ArrayLike) -> None:
         """The BPE merges in rank order: uint32[n, 3] (left, right, result) ids."""
 
+class DecoderStep(metaclass=_pybind11_type):
+    """One native decoder (decode::Step); a Sequence is flattened."""
+    class Kind(metaclass=_pybind11_type):
+        ByteLevel: ClassVar[DecoderStep.Kind]
+        Metaspace: ClassVar[DecoderStep.Kind]
+        WordPiece: ClassVar[DecoderStep.Kind]
+        BPEDecoder: ClassVar[DecoderStep.Kind]
+        CTC: ClassVar[DecoderStep.Kind]
+        Replace: ClassVar[DecoderStep.Kind]
+        Fuse: ClassVar[DecoderStep.Kind]
+        Strip: ClassVar[DecoderStep.Kind]
+        ByteFallback: ClassVar[DecoderStep.Kind]
+        __members__: ClassVar[dict[str, DecoderStep.Kind]]
+        def __init__(self, value: int) -> None: ...
+        def __eq__(self, other: object) -> bool: ...
+        def __hash__(self) -> int: ...
+        def __index__(self) -> int: ...
+        def __int__(self) -> int: ...
+        @property
+        def name(self) -> str: ...
+        @property
+        def value(self) -> int: ...
+
+    kind: DecoderStep.Kind
+    pattern: str  # Replace: the literal string
+    content: str  # Replace: what replaces it; Strip: the character
+    replacement: str  # Metaspace
+    prepended: bool  # Metaspace: prepend_scheme is not "never"
+    prefix: str  # WordPiece
+    cleanup: bool  # WordPiece, CTC
+    suffix: str  # BPEDecoder
+    pad_token: str  # CTC
+    word_delimiter_token: str  # CTC
+    start: int  # Strip
+    stop: int  # Strip
+    def __init__(
+        self,
+        *,
+        kind: DecoderStep.Kind = ...,
+        pattern: str = ...,
+        content: str = ...,
+        replacement: str = ...,
+        prepended: bool = ...,
+        prefix: str = ...,
+        cleanup: bool = ...,
+        suffix: str = ...,
+        pad_token: str = ...,
+        word_delimiter_token: str = ...,
+        start: int = ...,
+        stop: int = ...,
+    ) -> None: ...
+    def __eq__(self, other: object) -> bool: ...
+
+class DecoderConfig(metaclass=_pybind11_type):
+    """What a Decoder is built from (decode::DecoderSpec): the steps, and the tokens by id."""
+
+    steps: list[DecoderStep]
+    join_with_space: bool  # no decoder section: the tokens are joined by spaces
+    special: list[str]  # skip_special_tokens drops a token equal to one of these
+    added_tokens: list[AddedToken]  # their decoded form, over the model's of the same id
+    def __init__(
+        self,
+        *,
+        steps: list[DecoderStep] = ...,
+        join_with_space: bool = ...,
+        special: list[str] = ...,
+        added_tokens: list[AddedToken] = ...,
+    ) -> None: ...
+    def __eq__(self, other: object) -> bool: ...
+    def set_vocab(self, vocab: dict[str, int]) -> None:
+        """The model's tokens: a dict token -> id (BPE, WordPiece, WordLevel)."""
+    def set_pieces(self, pieces: list[str]) -> None:
+        """The model's tokens: a list of pieces, id = index (Unigram)."""
+
+class DecodeNotNative(RuntimeError):
+    """The oracle panics decoding these ids (args[0]): ask it, for its exception."""
+
+class Decoder(metaclass=_pybind11_type):
+    """A tokenizer's native decode (tagpipe.plan.decoders builds its DecoderConfig)."""
+
+    def __init__(self, config: DecoderConfig) -> None:
+        """The config's tables are moved into the decoder (the config is left empty)."""
+    def decode(self, ids: Any, skip_special_tokens: bool) -> Optional[str]:
+        """The text, or None where the oracle panics on these ids."""
+    def decode_batch(self, sequences: Any, skip_special_tokens: bool, threads: int) -> list[Optional[str]]: ...
+    def decode_flat(
+        self, ids: Any, offsets: npt.ArrayLike, skip_special_tokens: bool, threads: int
+    ) -> list[Optional[str]]: ...
+    def stream(self, skip_special_tokens: bool, ids: Any = None) -> DecodeStream: ...
+    @property
+    def folded(self) -> int: ...
+    @property
+    def table_bytes(self) -> int: ...
+
+class DecodeStream(metaclass=_pybind11_type):
+    """ids -> text as they come (the oracle's DecodeStream)."""
+
+    def step(self, id: Any) -> Optional[str]: ...
+    def __copy__(self) -> DecodeStream: ...
+    def __deepcopy__(self, memo: Any) -> DecodeStream: ...
+    @property
+    def ids(self) -> list[int]: ...
+    @property
+    def prefix(self) -> str: ...
+    @property
+    def skip_special_tokens(self) -> bool: ...
+
 # -- running the plan ----------------------------------------------------------------------------
 
 def normalize(steps: Sequence[NormalizerStep], text: str) -> Optional[str]:

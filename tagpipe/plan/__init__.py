@@ -10,9 +10,11 @@ One module per section, as in ``tagpipe.spec``, dispatching on the parsed model'
     added_tokens     -> _core.AddedToken lists
     post_processors  -> the special tokens; truncation and padding (PostProcess)
     metaspace        -> the MetaspaceRuns stage, when the vocabulary proves it exact
+    decoders         -> the decode: _core.DecoderConfig, or delegated           plan_decoder
     encoder          -> the whole file: TokenizerPlan and _core.EncoderConfig   plan_tokenizer
 """
 
+from tagpipe.plan.decoders import plan_decoder
 from tagpipe.plan.encoder import TokenizerPlan, plan_tokenizer
 from tagpipe.plan.normalizers import plan_normalizer
 from tagpipe.plan.post_processors import PostProcess
@@ -26,6 +28,7 @@ __all__ = [
     "PreTokenizerPlan",
     "Step",
     "TokenizerPlan",
+    "plan_decoder",
     "plan_normalizer",
     "plan_pre_tokenizer",
     "plan_tokenizer",

@@ -1,6 +1,6 @@
 """The whole tokenizer.json -> its plan (`TokenizerPlan`: the explain() lines, the truncation
-and padding, the post-processor's tokens) and, when every stage is native, the native
-encoder's configuration (``_core.EncoderConfig``)."""
+and padding, the post-processor's tokens, the decode) and, when every stage is native, the
+native encoder's configuration (``_core.EncoderConfig``)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Optional
 
 from tagpipe import _core, spec
 from tagpipe.plan.added_tokens import plan_added_tokens
+from tagpipe.plan.decoders import plan_decoder
 from tagpipe.plan.metaspace import metaspace_runs
 from tagpipe.plan.models import configure_model, id_bound, plan_model
 from tagpipe.plan.normalizers import absent_char, plan_normalizer
@@ -31,6 +32,10 @@ class TokenizerPlan(Plan):
     suffix_ids: list[int] = field(default_factory=list)
     metaspace_runs: bool = False  # MetaspaceRuns cuts the pipeline (tagpipe.plan.metaspace)
     id_bound: int = 0  # one more than the largest id an encode can return
+    # The decode, planned apart (not a line of `steps`: a delegated decoder does not delegate
+    # the encoding): its explain() line, and the native decoder's configuration or None.
+    decoder: Optional[Step] = None
+    decoder_config: Optional[_core.DecoderConfig] = None
 
 
 def plan_tokenizer(
@@ -41,6 +46,8 @@ def plan_tokenizer(
     if plan.id_bound > ABSENT:
         plan.add("model", "an id of 4294967295", False, "the native tables use that value for 'absent'")
     normalizer = plan_normalizer(loaded.normalizer, "normalizer", plan)
+    native_normalizer = normalizer if plan.native else None
+    plan.decoder, plan.decoder_config = plan_decoder(loaded, native_normalizer, plan.id_bound)
     pre = plan_pre_tokenizer(loaded.pre_tokenizer, absent=absent_char(normalizer))
     plan.steps.extend(pre.steps)
     plan_model(loaded.model, byte_level(pre.stages), cache_bytes, plan)
