@@ -27,6 +27,34 @@ inline uint32_t code_point(const uint8_t* c, uint32_t len, uint32_t left) {
   return cp;
 }
 
+// The length of the well-formed UTF-8 sequence of 2-4 bytes at s[i] (s[0..n)), or 0 if there
+// is none there (nor for ASCII, which callers take first): Unicode's table of well-formed byte
+// sequences -- no overlong form, no surrogate, nothing past U+10FFFF.  Checks every byte, for
+// input that may be any bytes (the scalar kernels, which the SIMD ones must equal).
+inline uint32_t utf8_valid_length(const uint8_t* s, size_t n, size_t i) {
+  const uint8_t b0 = s[i];
+  uint32_t len;
+  uint8_t lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
+    len = 2;
+  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    len = 3;
+    if (b0 == 0xE0) lo = 0xA0;  // overlong
+    if (b0 == 0xED) hi = 0x9F;  // surrogates
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    len = 4;
+    if (b0 == 0xF0) lo = 0x90;  // overlong
+    if (b0 == 0xF4) hi = 0x8F;  // past U+10FFFF
+  } else {
+    return 0;  // ASCII, a continuation byte, C0, C1 or F5..FF
+  }
+  if (i + len > n) return 0;
+  if (s[i + 1] < lo || s[i + 1] > hi) return 0;
+  for (uint32_t k = 2; k < len; k++)
+    if ((s[i + k] & 0xC0) != 0x80) return 0;
+  return len;
+}
+
 // The same for a BMP character: kNotBmp when it has four bytes or runs past `left` bytes.
 inline uint32_t bmp_code_point(const uint8_t* c, uint32_t len, uint32_t left) {
   return len > 3 ? kNotBmp : code_point(c, len, left);

@@ -2,49 +2,11 @@
 // Plain on purpose -- the characters one at a time, found as classify_scalar.h finds them.
 // Included once, by arch/scalar.cpp (no include guard).
 #include "alphabet_regex.h"
+#include "common/utf8.h"
 #include "kernels/classify/alphabet.h"
 #include "kernels/scan/scan.h"
 
 namespace tagpipe::scalar {
-// (helpers apart from classify_scalar.h's, which arch/scalar.cpp compiles in the same unit)
-namespace scan_spec {
-namespace {
-
-bool is_cont(uint8_t b) { return (b & 0xC0) == 0x80; }
-
-// Length of the well-formed UTF-8 sequence at s[i] (s[0..n) count), or 0 if there is none.
-uint32_t sequence_length(const uint8_t* s, uint32_t n, uint32_t i) {
-  const uint8_t b0 = s[i];
-  uint32_t len;
-  uint8_t lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    len = 2;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    len = 3;
-    if (b0 == 0xE0) lo = 0xA0;  // overlong
-    if (b0 == 0xED) hi = 0x9F;  // surrogates
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    len = 4;
-    if (b0 == 0xF0) lo = 0x90;  // overlong
-    if (b0 == 0xF4) hi = 0x8F;  // past U+10FFFF
-  } else {
-    return 0;
-  }
-  if (i + len > n) return 0;
-  if (s[i + 1] < lo || s[i + 1] > hi) return 0;
-  for (uint32_t k = 2; k < len; k++)
-    if (!is_cont(s[i + k])) return 0;
-  return len;
-}
-
-uint32_t decode(const uint8_t* s, uint32_t len) {
-  uint32_t cp = s[0] & (0xFF >> (len + 1));
-  for (uint32_t k = 1; k < len; k++) cp = (cp << 6) | (s[k] & 0x3F);
-  return cp;
-}
-
-}  // namespace
-}  // namespace scan_spec
 
 uint8_t scan_char(const uint8_t* s, uint32_t n, uint32_t* len) {
   const Alphabet& a = alphabet(AlphabetId::regex);
@@ -52,12 +14,12 @@ uint8_t scan_char(const uint8_t* s, uint32_t n, uint32_t* len) {
     *len = 1;
     return a.ascii[s[0]];
   }
-  *len = scan_spec::sequence_length(s, n, 0);
+  *len = utf8_valid_length(s, n, 0);
   if (*len == 0) {
     *len = 1;
     return a.fffd_tag;
   }
-  return a.lookup(scan_spec::decode(s, *len));
+  return a.lookup(code_point(s, *len, *len));
 }
 
 namespace scan_spec {
