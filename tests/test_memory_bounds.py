@@ -17,6 +17,8 @@ import sys
 
 import pytest
 
+from support.parity import bpe_json
+
 SLACK = 48 << 20  # bytes: allocator and interpreter noise on top of 4x the oracle
 LIMIT = 1 << 30  # bytes of address space tagpipe's process may add to its baseline
 
@@ -78,30 +80,7 @@ def check(text_json: str, texts: list[str]) -> None:
 
 
 def bpe(vocab: dict, merges: list) -> str:
-    return json.dumps(
-        {
-            "version": "1.0",
-            "truncation": None,
-            "padding": None,
-            "added_tokens": [],
-            "normalizer": None,
-            "pre_tokenizer": {"type": "Whitespace"},
-            "post_processor": None,
-            "decoder": None,
-            "model": {
-                "type": "BPE",
-                "dropout": None,
-                "unk_token": "[UNK]",
-                "continuing_subword_prefix": None,
-                "end_of_word_suffix": None,
-                "fuse_unk": False,
-                "byte_fallback": False,
-                "ignore_merges": False,
-                "vocab": vocab,
-                "merges": merges,
-            },
-        }
-    )
+    return bpe_json(vocab, merges, unk="[UNK]", pre={"type": "Whitespace"})
 
 
 @pytest.mark.parametrize("big", [10**9, 2**31, 2**32 - 2])
