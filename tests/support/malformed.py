@@ -4,6 +4,7 @@ tests/test_hostile_files.py)."""
 
 from __future__ import annotations
 
+import os
 import time
 
 import tokenizers
@@ -36,7 +37,8 @@ def check_like_the_oracle(text: str, path, texts=TEXTS, max_seconds: float = 60)
         assert path is not None and (path in str(e) or (path in e.path and short_path(e.path) in str(e))), str(e)[:300]
         return None
     finally:
-        assert time.monotonic() - t0 < max_seconds
+        # (TAGPIPE_TIME_SCALE: scripts/sanitize.sh runs a Debug build under ASan, ~10-20x slower)
+        assert time.monotonic() - t0 < max_seconds * float(os.environ.get("TAGPIPE_TIME_SCALE", "1"))
     assert oracle is not None, "tagpipe accepted a file the oracle refuses"
     for t in texts:
         assert tok.encode(t) == oracle.encode(t).ids, t
