@@ -28,6 +28,8 @@ SLOW = (
     "tests/test_classify_tables.py::test_scripts_any_is_transparent",
     # every normalizer of the real files over whole corpora (the encoder's own corpus tests stay)
     "tests/test_normalizers.py::test_fixture_normalizer_on_corpus",
+    # every truncation limit x direction x padding on the real files (gemma3 alone ~2-3 min)
+    "tests/test_postprocess.py::test_native_cut_equals_the_oracle_on_real_files",
     # property tests with hundreds of generated texts per real tokenizer
     "tests/test_encode_parity.py::test_hypothesis_text",
     "tests/test_models_native.py::test_hypothesis_text",
