@@ -224,7 +224,9 @@ def test_the_hub_without_network_fails_fast_and_says_what_to_do(tmp_path):
     env = dict(os.environ, HF_ENDPOINT="http://127.0.0.1:9", HF_HOME=str(tmp_path / "home"))
     env.pop("HF_HUB_OFFLINE", None)
     t0 = time.time()
-    r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
     assert r.returncode == 0, r.stderr
     seconds, message = r.stdout.split("\n", 1)
     assert float(seconds) < 10 and time.time() - t0 < 60, (seconds, r.stderr[-2000:])
@@ -254,7 +256,9 @@ def test_the_hub_without_network_still_reads_the_cache(tmp_path):
     env = dict(os.environ, HF_ENDPOINT="http://127.0.0.1:9", HF_HUB_CACHE=str(tmp_path / "hub"))
     env.pop("HF_HUB_OFFLINE", None)
     t0 = time.time()
-    r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip() == "[1, 15043, 3186]" and time.time() - t0 < 60
 

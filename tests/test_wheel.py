@@ -81,7 +81,9 @@ def test_the_wheel_installs_and_its_ids_are_exact(tmp_path):
     assert [f for f in files if f.startswith("tagpipe/_core") and f.endswith((".so", ".pyd"))], files
 
     python, env = _fresh_venv(tmp_path / "venv")
-    _run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", str(wheel)], env=env)
+    # --ignore-installed: the tagpipe installed in this environment is on the venv's path (the
+    # .pth above); pip must install the wheel beside it, neither skip it nor uninstall ours
+    _run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", "--ignore-installed", str(wheel)], env=env)
     where = _run([str(python), "-c", "import tagpipe; print(tagpipe.__file__)"], env=env, cwd=tmp_path).stdout
     assert str(tmp_path / "venv") in where, f"imported {where}, not the wheel's tagpipe"
 
