@@ -40,6 +40,11 @@ SLOW = (
     "tests/test_encode_parity.py::test_long_pieces_cut_exactly",
     "tests/test_encode_parity.py::test_20mb_string",
     "tests/test_hardening.py::test_concurrent_loading_of_different_tokenizers",
+    # every short vocabulary string of the largest vocabularies through a seeded word cache
+    "tests/test_word_seed_cache.py::test_every_short_vocabulary_string_through_a_seeded_cache[gemma3]",
+    "tests/test_word_seed_cache.py::test_every_short_vocabulary_string_through_a_seeded_cache[gpt-4o]",
+    "tests/test_word_seed_cache.py::test_every_short_vocabulary_string_through_a_seeded_cache[qwen3]",
+    "tests/test_word_seed_cache.py::test_every_short_vocabulary_string_through_a_seeded_cache[deepseek-v3]",
     # the data engines started for real (Ray, Spark, datasets' worker processes)
     "tests/test_integrations.py::test_datasets_num_proc_2",
     "tests/test_integrations.py::test_ray_map_batches",

@@ -19,6 +19,7 @@ ThreadCache* CachePool::acquire() {
   } else {
     caches_.push_back(std::make_unique<ThreadCache>(0));
     c = caches_.back().get();
+    c->words.set_seed(seed_);
     const size_t share = budget_ / caches_.size();
     for (auto& other : caches_) {
       if (other.get() == c || other->words.budget() <= share) continue;

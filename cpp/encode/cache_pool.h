@@ -21,6 +21,9 @@ class CachePool {
  public:
   explicit CachePool(size_t budget) : budget_(budget) {}
   size_t budget() const { return budget_; }
+  // The word seed every cache starts from past its first table (WordCache::set_seed); set
+  // before the first acquire.
+  void set_seed(const WordSeed* seed) { seed_ = seed; }
 
   ThreadCache* acquire();
   void release(ThreadCache* c);
@@ -34,6 +37,7 @@ class CachePool {
   bool is_free(const ThreadCache* c) const;
 
   const size_t budget_;
+  const WordSeed* seed_ = nullptr;
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<ThreadCache>> caches_;  // all of them
   std::vector<ThreadCache*> free_;

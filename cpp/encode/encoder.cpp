@@ -32,6 +32,7 @@ Encoder::Encoder(EncoderSpec spec)
   if (piece_model_) return;
   bpe_ = Bpe::make(std::move(spec.vocab), spec.merges, std::move(spec.bpe), piece_form());
   pre_tokenizer_.model_cuts(bpe_->cut_rule().empty());
+  caches_.set_seed(&bpe_->seed());
 }
 
 // Which form the pre-tokenizer leaves pieces in: ByteLevel bytes (true) or plain UTF-8.

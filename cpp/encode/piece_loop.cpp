@@ -105,7 +105,7 @@ class PieceLoop {
   HitRun hits_from(size_t k, uint32_t before);
   Outcome piece(const uint8_t* p, uint32_t n, const WordCache::Probe& q, bool may_cut, bool refine,
                 uint32_t found = kNotLooked);
-  Outcome queue_miss(const uint8_t* p, uint32_t n);
+  Outcome queue_miss(const uint8_t* p, uint32_t n, bool not_seed);
   bool encode_cut(const uint8_t* p, uint32_t n, const WordCache::Probe& q);
   bool encode_refined(const uint8_t* p, uint32_t n);
   // Whether every piece since (holes, flushes) hit: then their ids are the sink's last ones.
@@ -183,8 +183,10 @@ inline __attribute__((always_inline)) PieceLoop::Outcome PieceLoop::piece(const 
       return kDone;
     }
   }
-  // (a short miss requests its word-seed slot: the model looks there first)
-  if (c == WordCache::kMiss && n < 16 && seed_) seed_->prefetch(q.h);
+  // (a short miss of a cache without the seed requests its word-seed slot: the model looks
+  // there first; a miss of one with it is no seed string)
+  const bool not_seed = c == WordCache::kMiss && n < 16 && cache_.seeded();
+  if (c == WordCache::kMiss && n < 16 && seed_ && !not_seed) seed_->prefetch(q.h);
   if (c == WordCache::kNotInline) {
     const uint32_t* ids;
     uint32_t got;
@@ -199,16 +201,17 @@ inline __attribute__((always_inline)) PieceLoop::Outcome PieceLoop::piece(const 
     if (models_.bpe->refine(p, n, w_.subcuts)) return kRefined;
     tc_.refine_gate.record(false);
   }
-  return queue_miss(p, n);
+  return queue_miss(p, n, not_seed);
 }
 
 // A miss: a hole in the sink, and a job for the model (a repeat of a waiting piece joins
 // its job).  At kMaxJobs jobs the model answers them all.
-inline __attribute__((always_inline)) PieceLoop::Outcome PieceLoop::queue_miss(const uint8_t* p, uint32_t n) {
+inline __attribute__((always_inline)) PieceLoop::Outcome PieceLoop::queue_miss(const uint8_t* p, uint32_t n,
+                                                                               bool not_seed) {
   Misses& m = w_.misses;
   size_t job = 0;
   while (job < m.jobs.size() && !(m.jobs[job].n == n && std::memcmp(m.jobs[job].s, p, n) == 0)) job++;
-  if (job == m.jobs.size()) m.jobs.push_back({p, n});
+  if (job == m.jobs.size()) m.jobs.push_back({p, n, not_seed});
   m.holes.push_back({sink_.size, job});
   if (m.jobs.size() == Bpe::kMaxJobs && !flush_misses(models_, pool_, cache_, w_)) return kFailed;
   return kDone;

@@ -98,7 +98,7 @@ void BpeModel<Form>::encode_many(BpeJob* jobs, size_t count, std::vector<uint32_
     // encoder prefetched its slot at the cache miss).  With ignore_merges the seed holds
     // every string of 1..15 bytes: whole_piece's answer for them.
     const bool seeded = job.n - 1 < 15 && seed_.size() != 0;
-    const uint32_t whole = seeded ? seed_.find(job.s, job.n) : whole_piece(job.s, job.n);
+    const uint32_t whole = !seeded ? whole_piece(job.s, job.n) : job.not_seed ? kMissing : seed_.find(job.s, job.n);
     if (whole != kMissing) {
       ids.push_back(whole);
       job.count = 1;

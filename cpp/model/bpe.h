@@ -38,10 +38,12 @@ struct BpeScratch {
 
 // A piece for Bpe::encode_many; its ids are ids[first, first + count) afterwards, and
 // `whole` says they were the piece's own token, found without merging (the word seed, or
-// ignore_merges' whole-piece lookup).
+// ignore_merges' whole-piece lookup).  not_seed: the caller knows the word seed has no such
+// string (it missed a word cache that holds the seed), so the model does not look.
 struct BpeJob {
   const uint8_t* s;
   uint32_t n;
+  bool not_seed = false;
   uint32_t first = 0, count = 0;
   bool whole = false;
 };

@@ -32,18 +32,12 @@ class HugeTable {
   const T* end() const { return data_ + size_; }
 
   void reset(size_t n) {  // n zeroed entries
-    std::free(data_);
-    data_ = nullptr, size_ = 0;
-    if (!n) return;
-    const size_t bytes = n * sizeof(T), align = bytes >= (size_t(2) << 20) ? (size_t(2) << 20) : 64;
-    const size_t allocated = (bytes + align - 1) / align * align;  // (aligned_alloc wants a multiple)
-    data_ = static_cast<T*>(std::aligned_alloc(align, allocated));
-    if (!data_) throw std::bad_alloc();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (align > 64) madvise(data_, allocated, MADV_HUGEPAGE);  // (all of it: its last huge page too)
-#endif
-    std::memset(static_cast<void*>(data_), 0, bytes);
-    size_ = n;
+    allocate(n);
+    if (n) std::memset(static_cast<void*>(data_), 0, n * sizeof(T));
+  }
+  void copy(const HugeTable& from) {  // from's entries (T is copied as bytes)
+    allocate(from.size_);
+    if (size_) std::memcpy(static_cast<void*>(data_), from.data_, size_ * sizeof(T));
   }
   void assign(size_t n, const T& value) {
     reset(n);
@@ -55,6 +49,19 @@ class HugeTable {
   }
 
  private:
+  void allocate(size_t n) {  // n entries, uninitialized
+    std::free(data_);
+    data_ = nullptr, size_ = 0;
+    if (!n) return;
+    const size_t bytes = n * sizeof(T), align = bytes >= (size_t(2) << 20) ? (size_t(2) << 20) : 64;
+    const size_t allocated = (bytes + align - 1) / align * align;  // (aligned_alloc wants a multiple)
+    data_ = static_cast<T*>(std::aligned_alloc(align, allocated));
+    if (!data_) throw std::bad_alloc();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (align > 64) madvise(data_, allocated, MADV_HUGEPAGE);  // (all of it: its last huge page too)
+#endif
+    size_ = n;
+  }
   T* data_ = nullptr;
   size_t size_ = 0;
 };

@@ -1,5 +1,5 @@
-// The 16-byte key of a short piece (1..15 bytes) and its hash.  The word cache's short tier
-// and the word seed are keyed by it, so that the encoder computes it once per piece.
+// The 16-byte key of a short piece (1..15 bytes), its hash and its table slot.  The word
+// cache's short tier and the word seed are keyed by it, so that the encoder computes it once per piece.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -12,6 +12,14 @@ namespace tagpipe {
 // and a key compares as two words.
 struct ShortKey {
   uint64_t k0, k1;
+};
+
+// A slot of a table keyed by short keys: the word cache's short tier (model/word_cache.h
+// says what k1's spare bits and the ids hold) and the word seed, whose table is laid out as
+// that tier's entries so that a cache can start from a copy of it.  k1 == 0: empty.
+struct ShortSlot {
+  uint64_t k0, k1;
+  uint32_t ids[4];
 };
 
 // The bytes of a key of length n as masks of its two words (no branch on n).

@@ -69,7 +69,7 @@ bool WordCache::insert_long(const uint8_t* p, uint32_t n, const uint32_t* ids, u
   if (need > budget_ / 8) return false;  // never let one entry dominate a small budget
   if ((long_count_ + 1) * 2 > long_.size() && !grow_long()) return false;
   if (compute_used() + arena_growth(n, count) > budget_) {
-    clear();
+    wipe();
     if (!grow_long() || compute_used() + arena_growth(n, count) > budget_) return false;
   }
   reserve_doubling(keys_, n);
@@ -94,7 +94,8 @@ bool WordCache::grow(HugeTable<T>& table, size_t& mask, size_t jump, Empty empty
   if (!table.empty())
     while (size < jump && size * 2 * sizeof(T) <= budget_ / 4) size *= 2;
   if (compute_used() + size * sizeof(T) > budget_) {
-    clear();
+    wipe();
+    if (!table.empty()) return true;  // (the short tier, from the seed: room for new words)
     size = 1024;
     if (size * sizeof(T) > budget_ / 2) return false;
   }
@@ -114,7 +115,8 @@ bool WordCache::grow(HugeTable<T>& table, size_t& mask, size_t jump, Empty empty
 bool WordCache::grow_short() {
   const auto empty = [](const Short& e) { return e.k1 == 0; };
   const auto hash = [](const Short& e) { return short_hash(ShortKey{e.k0, e.k1 & ~kCountBits}); };
-  const bool ok = grow(short_, short_mask_, kJump, empty, hash);
+  // (the first table's growth is the jump: to the seed's table, when it fits)
+  const bool ok = (!short_.empty() && take_seed()) || grow(short_, short_mask_, kJump, empty, hash);
   if (ok && hot_table_.empty()) {  // the table of recent hits: up to kHot entries, an eighth of the budget
     size_t n = kHot;
     while (n >= 64 && n * sizeof(Short) > budget_ / 8) n /= 2;
@@ -132,6 +134,50 @@ bool WordCache::grow_short() {
   }
   account();
   return ok;
+}
+
+// The short tier becomes a copy of the seed's table (at least kJump entries), the entries it
+// held added unless the seed has them (with the same id: the seed's strings are their own
+// token).  False, and nothing changes, when there is no seed, the tier holds it already, or
+// the copy would pass a quarter of the budget.
+bool WordCache::take_seed() {
+  if (!seed_ || seed_->size() == 0 || seeded_) return false;
+  const HugeTable<Short>& image = seed_->slots();
+  const size_t size = std::max(image.size(), kJump), bytes = size * sizeof(Short);
+  // (never smaller than the tier now: its entries and the seed's then fill at most 13/20 of it)
+  if (short_.size() >= size || bytes > budget_ / 4 || compute_used() + bytes > budget_) return false;
+  HugeTable<Short> old;
+  old.swap(short_);
+  short_mask_ = size - 1;
+  short_count_ = 0;
+  auto place = [&](const Short& e) {  // unless the key is there
+    const ShortKey k{e.k0, e.k1 & ~kCountBits};
+    const Probe q{k, short_hash(k)};
+    if (lookup(short_table(), q)) return;
+    size_t i = q.h & short_mask_;
+    while (short_[i].k1 != 0) i = (i + 1) & short_mask_;
+    short_[i] = e;
+    short_count_++;
+  };
+  if (size == image.size()) {
+    short_.copy(image);
+    short_count_ = seed_->size();
+  } else {  // (a small seed: its entries placed one by one)
+    short_.reset(size);
+    for (const Short& e : image)
+      if (e.k1 != 0) place(e);
+  }
+  seeded_ = true;
+  for (const Short& e : old)
+    if (e.k1 != 0) place(e);
+  return true;
+}
+
+// A wipe the budget forces: the cache restarts from the seed, when that fits.
+void WordCache::wipe() {
+  clear();
+  take_seed();
+  account();
 }
 
 bool WordCache::grow_medium() {
@@ -162,12 +208,13 @@ void WordCache::clear() {
   std::vector<uint32_t>().swap(ids_);
   short_count_ = medium_count_ = long_count_ = 0;
   short_mask_ = medium_mask_ = long_mask_ = 0;
+  seeded_ = false;
   account();
 }
 
 void WordCache::set_budget(size_t bytes) {
   budget_ = bytes;
-  if (compute_used() > budget_) clear();
+  if (compute_used() > budget_) wipe();
 }
 
 uint64_t* WordCache::side_bits(size_t bits) {

@@ -6,11 +6,14 @@
 // (1..15 bytes, up to 6 ids) and medium ones (up to kMediumMax bytes, 12 ids) inline in
 // fixed entries, the rest in a table over arenas.  A piece in a later tier leaves a marker
 // in the earlier ones, so a miss is known after one probe.  An insert that would pass the
-// budget wipes the whole cache.  Ids never depend on the cache, only speed does.
+// budget wipes the whole cache.  Past its first small table the short tier starts from the
+// word seed's table (model/word_seed.h: every vocabulary string that is its own token, each
+// verified at load by the exact BPE), and so does every wipe the budget forces.  Ids never
+// depend on the cache, only speed does.
 //
 // The API: probe / request (a piece's key and hash, and its slot prefetched, a few pieces
 // ahead), find (the inline tiers) and find_long, View (a run of lookups), insert and
-// prefetch_insert, clear, used, and the budget requests between threads.
+// prefetch_insert, set_seed and seeded, clear, used, and the budget requests between threads.
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -23,6 +26,7 @@
 #include "model/huge_table.h"
 #include "model/packed_ids.h"
 #include "model/piece_key.h"
+#include "model/word_seed.h"
 
 namespace tagpipe {
 
@@ -107,8 +111,18 @@ class WordCache {
     if (where == Tier::kLong) prefetch_long(hash_bytes(p, n));
   }
 
+  // -- the seed -----------------------------------------------------------------------------
+
+  // The word seed whose table the short tier takes at its first growth, and at every wipe
+  // the budget forces, when a quarter of the budget holds it (take_seed).  Set before use.
+  void set_seed(const WordSeed* seed) { seed_ = seed; }
+  // Whether the short tier holds the seed's strings now: then a short piece that misses is
+  // no seed string.
+  bool seeded() const { return seeded_; }
+
   // -- memory -------------------------------------------------------------------------------
 
+  // Empties the cache (its next table is the small first one: the seed comes at its growth).
   void clear();
   size_t used() const { return used_.load(std::memory_order_relaxed); }  // (from any thread)
   size_t entries() const { return short_count_ + medium_count_ + long_count_; }
@@ -138,16 +152,15 @@ class WordCache {
   // A short entry: the key's two words, with the id count less one in k1's bits 60..62 (0..3;
   // kPacked..kPacked + 1 for 5..6 ids packed three to a half; kMarker: in a later tier), then
   // the ids.  k1 == 0: empty (a real key has its length in k1).
-  struct Short {
-    uint64_t k0, k1;
-    uint32_t ids[4];  // kNoId after the last; or 5..6 ids packed
-  };
+  // (ids: kNoId after the last; or 5..6 ids packed)
+  using Short = ShortSlot;
   static constexpr uint64_t kCountBits = uint64_t(7) << 60;
   static constexpr uint32_t kMarker = 7;
   static constexpr uint32_t kShortIds = 6;
   static constexpr uint32_t kPacked = 4;
   static constexpr uint32_t kShortLater = kMarker + 1;  // find_short: a marker
   static constexpr uint32_t kNoId = UINT32_MAX;
+  static_assert(kNoId == WordSeed::kMissing, "the seed's table is short entries of one id");
 
   // A medium entry: its key's four words (the length in k[3]'s top byte; k[3] == 0: empty),
   // then the ids three to a word; bit 63 of word w is bit w of the id count less one, or
@@ -296,6 +309,8 @@ class WordCache {
   template <class T, class Empty, class Hash>
   bool grow(HugeTable<T>& table, size_t& mask, size_t jump, Empty empty, Hash hash);
   bool grow_short();
+  bool take_seed();
+  void wipe();
   bool grow_medium();
   bool grow_long();
   size_t compute_used() const {
@@ -326,6 +341,8 @@ class WordCache {
   std::vector<uint32_t> ids_;
   size_t short_mask_ = 0, medium_mask_ = 0, long_mask_ = 0;
   size_t short_count_ = 0, medium_count_ = 0, long_count_ = 0, budget_ = 0;
+  const WordSeed* seed_ = nullptr;
+  bool seeded_ = false;
 };
 
 // The inline tiers as they are now, for a run of lookups with no change to the cache in

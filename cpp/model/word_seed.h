@@ -1,9 +1,12 @@
 // The word seed: the vocabulary strings of 1..15 bytes whose BPE is their own token, by
 // the word cache's short key (model/piece_key.h).  Read-only once built at load, shared by
 // every thread.  On fresh text many of the word cache's misses are one vocabulary token
-// whole: a probe here answers what BPE would merge back together.  The encoder requests a
-// missed piece's slot at the miss, and a filter of a bit per hash rules out most other
-// pieces without touching the table (docs/design/word-seed.md).
+// whole: a probe here answers what BPE would merge back together.  Its table is laid out as
+// the word cache's short tier, at most 2/5 full: a cache past its first small table starts
+// from a copy of it (WordCache::take_seed), and then never misses such a piece.  A cache
+// without the copy asks the seed at a miss: the encoder requests the slot, and a filter of a
+// bit per hash rules out most other pieces without touching the table
+// (docs/design/word-seed.md).
 #pragma once
 #include <cstdint>
 #include <string_view>
@@ -20,10 +23,11 @@ class WordSeed {
 
   size_t size() const { return count_; }
 
-  // Room for n strings: the table at most half full.
+  // Room for n strings: the table at most 2/5 full (a cache that starts from it has room
+  // for new words before it grows).
   void reserve(size_t n) {
     size_t size = 1024;
-    while (size < n * 2) size *= 2;
+    while (size * 2 < n * 5) size *= 2;
     slots_.reset(size);
     mask_ = size - 1;
     count_ = 0;
@@ -38,7 +42,7 @@ class WordSeed {
     size_t i = h & mask_;
     for (; slots_[i].k1 != 0; i = (i + 1) & mask_)
       if (slots_[i].k0 == k.k0 && slots_[i].k1 == k.k1) return;
-    slots_[i] = Slot{k.k0, k.k1, id, 0};
+    slots_[i] = ShortSlot{k.k0, k.k1, {id, kMissing, kMissing, kMissing}};  // (one id: count bits 0)
     count_++;
     const uint64_t f = h >> (64 - filter_bits_);  // (as maybe() reads it)
     filter_[f >> 6] |= uint64_t(1) << (f & 63);
@@ -51,8 +55,8 @@ class WordSeed {
     const uint64_t h = short_hash(k);
     if (!maybe(h)) return kMissing;
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
-      const Slot& s = slots_[i];
-      if (s.k0 == k.k0 && s.k1 == k.k1) return s.id;
+      const ShortSlot& s = slots_[i];
+      if (s.k0 == k.k0 && s.k1 == k.k1) return s.ids[0];
       if (s.k1 == 0) return kMissing;  // empty (a real key has its length in k1)
     }
   }
@@ -62,17 +66,15 @@ class WordSeed {
   void prefetch(uint64_t h) const {
     if (count_ != 0 && maybe(h)) __builtin_prefetch(&slots_[h & mask_]);
   }
+  // The table, as short entries of one id each (kMissing after it).
+  const HugeTable<ShortSlot>& slots() const { return slots_; }
 
  private:
   bool maybe(uint64_t h) const {
     const uint64_t f = h >> (64 - filter_bits_);  // (the top bits: the slot index has the low ones)
     return (filter_[f >> 6] >> (f & 63)) & 1;
   }
-  struct Slot {
-    uint64_t k0, k1;
-    uint32_t id, unused;
-  };
-  HugeTable<Slot> slots_;
+  HugeTable<ShortSlot> slots_;
   size_t mask_ = 0, count_ = 0;
   int filter_bits_ = 16;
   std::vector<uint64_t> filter_;  // bit f: some string's hash has top bits f

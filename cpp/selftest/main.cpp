@@ -45,6 +45,7 @@ int run(bool quick) {
   check_scan_spec(quick);
   check_merge_table(quick);
   check_word_cache(quick);
+  check_word_cache_seed(quick);
   check_bridge_cuts(quick);
   check_cjk_ids();
   for (const kernels::Kernel& k : kernels::compiled())

@@ -11,6 +11,7 @@
 #include "model/cjk_ids.h"
 #include "model/merge_table.h"
 #include "model/word_cache.h"
+#include "model/word_seed.h"
 #include "selftest/selftest.h"
 
 namespace tagpipe::selftest {
@@ -117,6 +118,73 @@ void check_word_cache(bool quick) {
                 want.size(), wrong, missing, over, ok ? "ok" : "FAILED");
     ok ? passed() : failed();
   }
+}
+
+// The word seed as the short tier's starting content: a cache takes it at its first
+// table's growth (then every seed string is a hit with its id, and the pieces inserted
+// before are still there), an explicit clear drops it, and a wipe the budget forces takes it
+// again.  A budget a quarter of which cannot hold it leaves the cache without it.
+void check_word_cache_seed(bool quick) {
+  std::mt19937_64 rng(12);
+  std::map<std::vector<uint8_t>, uint32_t> seeded, other;
+  auto key = [&](size_t max) {
+    std::vector<uint8_t> k(1 + rng() % max);
+    for (auto& b : k) b = uint8_t('a' + rng() % 20);
+    return k;
+  };
+  while (seeded.size() < 5000) seeded.emplace(key(15), uint32_t(rng() % 200000));
+  WordSeed seed;
+  seed.reserve(seeded.size());
+  for (const auto& [k, id] : seeded) seed.put({reinterpret_cast<const char*>(k.data()), k.size()}, id);
+  const size_t count = quick ? 200000 : 400000;
+  while (other.size() < count) {
+    std::vector<uint8_t> k = key(15);
+    k.insert(k.begin(), 'z');  // (never a seed string)
+    if (k.size() < 16) other.emplace(k, uint32_t(rng() % 200000));
+  }
+  std::vector<uint32_t> got;
+  auto holds_seed = [&](const WordCache& c) {
+    size_t right = 0;
+    for (const auto& [k, id] : seeded)
+      right += cache_find(c, k.data(), uint32_t(k.size()), got) && got.size() == 1 && got[0] == id;
+    return right == seeded.size();
+  };
+  // A large budget: no seed in the first table; the seed at its growth, the first pieces kept.
+  WordCache cache(size_t(256) << 20);
+  cache.set_seed(&seed);
+  size_t k = 0, kept = 0;
+  bool before = false;
+  for (auto it = other.begin(); k < 2000; ++it, ++k) {
+    cache.insert(it->first.data(), uint32_t(it->first.size()), &it->second, 1);
+    if (k == 100) before = !cache.seeded();
+  }
+  k = 0;
+  for (auto it = other.begin(); k < 2000; ++it, ++k)
+    kept += cache_find(cache, it->first.data(), uint32_t(it->first.size()), got) && got[0] == it->second;
+  bool ok = before && cache.seeded() && holds_seed(cache) && kept == 2000;
+  cache.clear();
+  ok = ok && !cache.seeded() && !cache_find(cache, seeded.begin()->first.data(), 1, got);
+  // A budget the pieces overflow: each wipe restarts from the seed.
+  const size_t budget = size_t(16) << 20;
+  WordCache small(budget);
+  small.set_seed(&seed);
+  size_t wipes = 0, over = 0, last = 0, unseeded = 0;
+  for (const auto& [kk, id] : other) {
+    small.insert(kk.data(), uint32_t(kk.size()), &id, 1);
+    wipes += small.entries() < last, last = small.entries();
+    over += small.used() > budget;
+    unseeded += last > 600 && !small.seeded();
+  }
+  ok = ok && wipes > 0 && over == 0 && unseeded == 0 && holds_seed(small);
+  WordCache tiny(size_t(8) << 20);  // (4 MiB of seed table: more than a quarter)
+  tiny.set_seed(&seed);
+  k = 0;
+  for (auto it = other.begin(); k < 2000; ++it, ++k)
+    tiny.insert(it->first.data(), uint32_t(it->first.size()), &it->second, 1);
+  ok = ok && !tiny.seeded();
+  std::printf("[-] word_cache seed %zu strings: taken at growth, %zu budget wipes re-seeded, %zu over budget %s\n",
+              seeded.size(), wipes, over, ok ? "ok" : "FAILED");
+  ok ? passed() : failed();
 }
 
 // -- BPE cuts (model/bridge_cuts.h) against the merge results themselves ------------------

@@ -66,6 +66,7 @@ void check_patterns(const kernels::Kernel& k, bool quick);  // patterns.cpp
 void check_scan_patterns(const kernels::Kernel& k, bool quick);
 void check_merge_table(bool quick);  // model.cpp
 void check_word_cache(bool quick);
+void check_word_cache_seed(bool quick);
 void check_bridge_cuts(bool quick);
 void check_cjk_ids();
 
