@@ -117,14 +117,7 @@ bool WordCache::grow_short() {
   const auto hash = [](const Short& e) { return short_hash(ShortKey{e.k0, e.k1 & ~kCountBits}); };
   // (the first table's growth is the jump: to the seed's table, when it fits)
   const bool ok = (!short_.empty() && take_seed()) || grow(short_, short_mask_, kJump, empty, hash);
-  if (ok && hot_table_.empty()) {  // the table of recent hits: up to kHot entries, an eighth of the budget
-    size_t n = kHot;
-    while (n >= 64 && n * sizeof(Short) > budget_ / 8) n /= 2;
-    if (n >= 64 && compute_used() + n * sizeof(Short) <= budget_) {
-      hot_table_.reset(n);
-      hot_ = hot_table_.begin(), hot_mask_ = n - 1;
-    }
-  }
+  if (ok) make_hot();
   // The short table's jump says much text is coming: the medium table jumps now too, rather
   // than inside a later encode call.
   if (ok && short_.size() >= kJump && medium_.size() < kMediumJump &&
@@ -176,8 +169,20 @@ bool WordCache::take_seed() {
 // A wipe the budget forces: the cache restarts from the seed, when that fits.
 void WordCache::wipe() {
   clear();
-  take_seed();
+  if (take_seed()) make_hot();
   account();
+}
+
+// The table of recent hits, once the short tier has grown: up to kHot entries, an eighth of
+// the budget.
+void WordCache::make_hot() {
+  if (!hot_table_.empty()) return;
+  size_t n = kHot;
+  while (n >= 64 && n * sizeof(Short) > budget_ / 8) n /= 2;
+  if (n >= 64 && compute_used() + n * sizeof(Short) <= budget_) {
+    hot_table_.reset(n);
+    hot_ = hot_table_.begin(), hot_mask_ = n - 1;
+  }
 }
 
 bool WordCache::grow_medium() {

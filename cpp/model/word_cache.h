@@ -311,6 +311,7 @@ class WordCache {
   bool grow_short();
   bool take_seed();
   void wipe();
+  void make_hot();
   bool grow_medium();
   bool grow_long();
   size_t compute_used() const {
