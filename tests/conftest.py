@@ -40,6 +40,7 @@ SLOW = (
     "tests/test_encode_parity.py::test_long_pieces_cut_exactly",
     "tests/test_encode_parity.py::test_20mb_string",
     "tests/test_hardening.py::test_concurrent_loading_of_different_tokenizers",
+    "tests/test_memory_bounds.py::test_the_cache_budget_bounds_resident_memory_across_threads",
     # the data engines started for real (Ray, Spark, datasets' worker processes)
     "tests/test_integrations.py::test_datasets_num_proc_2",
     "tests/test_integrations.py::test_ray_map_batches",

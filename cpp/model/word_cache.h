@@ -18,6 +18,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/pages.h"
 #include "common/read_ahead.h"
 #include "model/hash.h"
 #include "model/huge_table.h"
@@ -320,10 +321,10 @@ class WordCache {
   std::atomic<bool> pending_{false}, clear_requested_{false};
   HugeTable<Short> short_;
   HugeTable<Medium> medium_;
-  std::vector<uint64_t> side_;  // (side_bits)
+  std::vector<uint64_t, PageAllocator<uint64_t>> side_;  // (side_bits)
   HugeTable<Long> long_;
-  std::vector<uint8_t> keys_;
-  std::vector<uint32_t> ids_;
+  std::vector<uint8_t, PageAllocator<uint8_t>> keys_;
+  std::vector<uint32_t, PageAllocator<uint32_t>> ids_;
   size_t short_mask_ = 0, medium_mask_ = 0, long_mask_ = 0;
   size_t short_count_ = 0, medium_count_ = 0, long_count_ = 0, budget_ = 0;
 };
