@@ -230,9 +230,16 @@ void BpeModel<Form>::build_differ() {
     std::string_view key;
     uint32_t id;
   };
+  // Only the seed's strings (1..15 bytes) need the check, unless ignore_merges' cuts ask
+  // about any part.  Past kVerifyMax bytes a string is counted as differing unchecked: that
+  // only keeps a cut from leaving it (the whole piece is BPE'd), and BPE on it would cost
+  // tens of bytes per byte of it at load (issue 42 item 5: one 200 MB string).
+  constexpr size_t kVerifyMax = 4096;
   std::vector<Entry> all;
   symbols_.strings().for_each([&](std::string_view key, uint32_t id) {
-    if (key.size() >= 2) all.push_back({key, id});
+    if (key.size() < 2 || (!v_.opt.ignore_merges && key.size() > 15)) return;
+    if (key.size() > kVerifyMax) differ_.add(key, id);
+    else all.push_back({key, id});
   });
   BpeScratch sc;
   std::vector<uint32_t> out;
