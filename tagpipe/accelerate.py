@@ -128,6 +128,8 @@ class _Accelerated:
         }
         strategy = _value(truncation_strategy or "do_not_truncate")
         why = self.why_not(text, text_pair, is_split_into_words, strategy, options, kwargs)
+        if padding_strategy is None:  # (transformers' __call__ always passes it)
+            why = "a direct _encode_plus call, as tokenize() makes (it reads the backend's .encodings)"
         out = None
         if not why:
             out, why = self.serve(
@@ -137,12 +139,12 @@ class _Accelerated:
         if why:
             self.stats["original"] += 1
             hf.tagpipe_last_path = "original: " + why
+            strategies = {"padding_strategy": padding_strategy, "truncation_strategy": truncation_strategy}
             return self.original(
                 text,
                 text_pair=text_pair,
                 add_special_tokens=add_special_tokens,
-                padding_strategy=padding_strategy,
-                truncation_strategy=truncation_strategy,
+                **{k: v for k, v in strategies.items() if v is not None},  # (None: the original's default)
                 max_length=max_length,
                 stride=stride,
                 is_split_into_words=is_split_into_words,
@@ -214,8 +216,7 @@ class _Accelerated:
         if padding != "do_not_pad" and hf.pad_token_id is None:
             return None, "padding without a pad token (the backend's error)"
         post = self.params(padding, truncation, max_length, stride, multiple, side)
-        a = self.tok.encode_bodies(texts)
-        b = None if pairs is None else self.tok.encode_bodies(pairs)
+        a, b = self.tok.encode_sides(texts, pairs)
         rows, _ = post_process(self.layout, a, b, post, add_special)
         if rows is None:
             return None, "a truncation that is the backend's error"

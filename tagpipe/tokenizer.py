@@ -412,6 +412,16 @@ class Tokenizer:
         np.cumsum([len(p) for p in parts], out=offsets[1:])
         return (np.concatenate(parts) if parts else np.zeros(0, np.uint32)), offsets
 
+    def encode_sides(
+        self, texts: list[str], pairs: Optional[list[str]], num_threads: Optional[int] = None
+    ) -> tuple[tuple[np.ndarray, np.ndarray], Optional[tuple[np.ndarray, np.ndarray]]]:
+        """`encode_bodies` of the texts and of their pairs (None: no pairs), in one native call."""
+        if pairs is None:
+            return self.encode_bodies(texts, num_threads), None
+        ids, offsets = self.encode_bodies(texts + pairs, num_threads)
+        n, cut = len(texts), int(offsets[len(texts)])
+        return (ids[:cut], offsets[: n + 1]), (ids[cut:], offsets[n:] - cut)
+
     def _raw_all(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """The oracle's ids of each text, no special tokens, no truncation or padding."""
         if self._raw_oracle is None:
@@ -452,8 +462,7 @@ class Tokenizer:
             return self._oracle_pairs(texts, pairs, add_special_tokens)
         if add_special_tokens and self.plan.special_tokens_error is not None:
             raise TokenizerJsonError(*self.plan.special_tokens_error)
-        a = self.encode_bodies(texts, num_threads)
-        b = None if pairs is None else self.encode_bodies(pairs, num_threads)
+        a, b = self.encode_sides(texts, pairs, num_threads)
         rows, failing = post_process(layout, a, b, self._post, add_special_tokens)
         if rows is None:  # the oracle's truncation error: it raises it
             i = int(np.flatnonzero(failing)[0])
