@@ -71,6 +71,8 @@ class _Accelerated:
             return "input that is not a str or a list of str"
         if isinstance(text, str) != isinstance(text_pair, str) and text_pair is not None:
             return "a text and a pair that are not both str or both lists (the backend's error)"
+        if not isinstance(text, str) and not text:
+            return "an empty batch (the backend's error)"
         if text_pair is not None and not isinstance(text, str) and len(text) != len(text_pair):
             return "texts and pairs of different lengths (the backend's error)"
         for name in ("return_overflowing_tokens", "return_offsets_mapping"):

@@ -92,6 +92,18 @@ def test_every_truncation_of_short_pairs(name):
 
 
 @needs_shared
+def test_the_backends_errors_are_its_own():
+    original, fast = accelerated("bert-wiki")
+    for args, kw in [
+        (([],), {"padding": True}),  # an empty batch
+        ((["a", "b"], ["c"]), {}),  # texts and pairs of different lengths
+        (("a b c", "d e f"), {"truncation": True, "max_length": 4, "stride": 2}),  # enable_truncation's check
+        (("a b c", "d e f g"), {"truncation": "only_first", "max_length": 6}),  # the first is too short
+    ]:
+        assert not check(original, fast, *args, **kw), (args, kw)
+
+
+@needs_shared
 def test_autotokenizer_bert_runs_on_tagpipe():
     """A BERT loaded as users load it (AutoTokenizer: BertTokenizer, token_type_ids by default)."""
     path = SHARED / "tokenizers" / "all-minilm-l6-v2"
