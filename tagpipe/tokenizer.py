@@ -5,6 +5,7 @@
     >>> tok.encode_to_numpy("Hello world")    # uint32 array, no Python list
     >>> tok.encode_batch_flat(texts)          # (ids uint32[N], offsets int64[n+1]), all cores
     >>> tok.encode_arrow(pa_string_array)     # Arrow list<uint32>; Arrow/numpy/pandas input
+    >>> tok.encode_batch_pairs(texts, pairs)   # Encodings: ids, type ids, special-tokens/attention masks
     >>> tok.decode(ids)                       # the text, as tokenizers' decode; decode_batch, decode_stream
     >>> print(tok.explain())                  # every stage: native or delegated, and why
 
@@ -29,7 +30,9 @@ import numpy as np
 from tagpipe import _core
 from tagpipe._delegate import DelegationError, delegation_allowed, oracle
 from tagpipe.decoding import DecodeStream, flag
+from tagpipe.encodings import FIELDS, Encoding, Encodings
 from tagpipe.plan import plan_tokenizer
+from tagpipe.plan.pairs import post_process
 from tagpipe.pretokenizer import _utf8
 from tagpipe.spec import TokenizerJsonError, load_tokenizer_json
 
@@ -95,6 +98,7 @@ class Tokenizer:
         self._special_ids = (list(self.plan.prefix_ids), list(self.plan.suffix_ids)) if self.native else ([], [])
         self._runs = self.native and self.plan.metaspace_runs
         self._oracle = None
+        self._raw_oracle = None  # (no truncation or padding: encode_bodies' delegated texts)
         if self._native is None and not delegation_allowed():
             raise DelegationError("this tokenizer would be delegated to tokenizers: " + "; ".join(self.plan.reasons()))
 
@@ -381,6 +385,112 @@ class Tokenizer:
         ids, offsets = self.encode_batch_flat(texts, add_special_tokens, num_threads)
         flat = ids.tolist()
         return [flat[offsets[i] : offsets[i + 1]] for i in range(len(offsets) - 1)]
+
+    # -- pairs, type ids and masks --
+    def encode_bodies(self, texts: Sequence[str], num_threads: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
+        """The ids of each text without special tokens, truncation or padding -- each sequence
+        as tokenizers encodes it before its post-processing: (ids uint32[N], offsets
+        int64[n + 1]), as `encode_batch_flat`."""
+        texts = list(texts)
+        for i, t in enumerate(texts):
+            if not isinstance(t, str):
+                raise TypeError(f"encode expects str items, item {i} is {type(t).__name__}")
+        if self._native is None:
+            _check_batch(texts)
+            return self._raw_all(texts)
+        try:
+            ids, offsets, delegate = self._native.encode_batch(texts, False, self._threads(num_threads), -1, False)
+        except UnicodeEncodeError:
+            _check_batch(texts)
+            raise
+        if not delegate.any():
+            return ids, offsets
+        parts = [ids[offsets[i] : offsets[i + 1]] for i in range(len(texts))]
+        for i in np.flatnonzero(delegate):
+            parts[i] = self._raw_all([texts[i]])[0]
+        offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+        np.cumsum([len(p) for p in parts], out=offsets[1:])
+        return (np.concatenate(parts) if parts else np.zeros(0, np.uint32)), offsets
+
+    def encode_sides(
+        self, texts: list[str], pairs: Optional[list[str]], num_threads: Optional[int] = None
+    ) -> tuple[tuple[np.ndarray, np.ndarray], Optional[tuple[np.ndarray, np.ndarray]]]:
+        """`encode_bodies` of the texts and of their pairs (None: no pairs), in one native call."""
+        if pairs is None:
+            return self.encode_bodies(texts, num_threads), None
+        ids, offsets = self.encode_bodies(texts + pairs, num_threads)
+        n, cut = len(texts), int(offsets[len(texts)])
+        return (ids[:cut], offsets[: n + 1]), (ids[cut:], offsets[n:] - cut)
+
+    def _raw_all(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The oracle's ids of each text, no special tokens, no truncation or padding."""
+        if self._raw_oracle is None:
+            self._oracle_tokenizer()  # (raises while delegation is disabled)
+            raw = oracle().Tokenizer.from_str(self._json)
+            raw.no_truncation()
+            raw.no_padding()
+            self._raw_oracle = raw
+        elif not delegation_allowed():
+            self._oracle_tokenizer()
+        encs = self._raw_oracle.encode_batch(texts, add_special_tokens=False)
+        offsets = np.zeros(len(encs) + 1, dtype=np.int64)
+        np.cumsum([len(e.ids) for e in encs], out=offsets[1:])
+        flat = [i for e in encs for i in e.ids]
+        return np.asarray(flat, dtype=np.uint32), offsets
+
+    def encode_batch_pairs(
+        self,
+        texts: Sequence[str],
+        pairs: Optional[Sequence[str]] = None,
+        add_special_tokens: bool = True,
+        num_threads: Optional[int] = None,
+    ) -> Encodings:
+        """Each text -- with its pair, ``pairs[i]``, when `pairs` is given -- as tokenizers'
+        ``encode_batch(list(zip(texts, pairs)))``: ids, type ids, special-tokens masks and
+        attention masks (`Encodings`, flat; ``[i]`` gives row i), with this file's truncation
+        and padding.  The sequences are encoded natively, then the post-processor's pair form
+        is laid out with numpy; a post-processor whose pair form is not native
+        (``explain_pairs()``), or a row that is the oracle's truncation error, goes to
+        tokenizers (which raises that error)."""
+        texts = list(texts)
+        if pairs is not None:
+            pairs = list(pairs)
+            if len(pairs) != len(texts):
+                raise ValueError(f"{len(texts)} texts but {len(pairs)} pairs")
+        layout = self.plan.layout
+        if self._native is None or self.explain_pairs(pairs is not None):
+            return self._oracle_pairs(texts, pairs, add_special_tokens)
+        if add_special_tokens and self.plan.special_tokens_error is not None:
+            raise TokenizerJsonError(*self.plan.special_tokens_error)
+        a, b = self.encode_sides(texts, pairs, num_threads)
+        rows, failing = post_process(layout, a, b, self._post, add_special_tokens)
+        if rows is None:  # the oracle's truncation error: it raises it
+            i = int(np.flatnonzero(failing)[0])
+            return self._oracle_pairs([texts[i]], None if pairs is None else [pairs[i]], add_special_tokens)
+        return Encodings(rows.ids, rows.type_ids, rows.special_tokens_mask, rows.attention_mask, rows.offsets)
+
+    def encode_pair(self, text: str, pair: Optional[str] = None, add_special_tokens: bool = True) -> Encoding:
+        """One text (and its pair) as `encode_batch_pairs` does it: an `Encoding` of lists."""
+        return self.encode_batch_pairs([text], None if pair is None else [pair], add_special_tokens, 1)[0]
+
+    def explain_pairs(self, is_pair: bool = True) -> str:
+        """Why `encode_batch_pairs` (and accelerate's type ids and pairs) go to tokenizers for
+        this post-processor ("" when native)."""
+        layout = self.plan.layout
+        if layout is None:
+            return self.plan.layout_why
+        return layout.why if is_pair and layout.pair is None else ""
+
+    def _oracle_pairs(self, texts: list[str], pairs: Optional[list[str]], add_special_tokens: bool) -> Encodings:
+        inputs = texts if pairs is None else list(zip(texts, pairs))
+        encs = self._oracle_tokenizer().encode_batch(inputs, add_special_tokens=add_special_tokens)
+        offsets = np.zeros(len(encs) + 1, dtype=np.int64)
+        np.cumsum([len(e.ids) for e in encs], out=offsets[1:])
+        arrays = [
+            np.asarray([v for e in encs for v in getattr(e, f)], dtype=np.uint32 if f.endswith("ids") else np.uint8)
+            for f in FIELDS
+        ]
+        return Encodings(*arrays, offsets)
 
     # -- decoding --
     @property

@@ -50,6 +50,16 @@ SLOW = (
     "tests/test_integrations.py::test_one_native_thread_by_default_in_ray_workers",
     "tests/test_integrations.py::test_one_native_thread_by_default_in_spark_workers",
     "tests/test_docs_examples.py::test_the_page_runs_as_written[docs/distributed.md]",
+    # pairs: every short length x truncation x padding (two forms of each stay in the default run)
+    "tests/test_accelerate_pairs.py::test_every_truncation_of_short_pairs",
+    *(
+        f"tests/test_pairs.py::test_every_short_truncation_and_padding[{form}]"
+        for form in ("byte_level", "none", "roberta", "sequence")
+    ),
+    *(
+        f"tests/test_accelerate_pairs.py::test_pairs_equal_the_original[sides2-{model}]"
+        for model in ("bert-wiki", "roberta-base", "gpt2", "llama2", "llama3", "t5-small")
+    ),
     # the peers' packages, each loaded and checked against the oracle
     "tests/test_bench_drivers.py::test_peer_is_exact_where_it_serves_and_says_why_not_elsewhere",
     # a full compile of the core into a wheel, installed in a fresh environment

@@ -30,7 +30,10 @@ LAYERS = [  # bottom -> top
     ("spec", ["tagpipe.spec"]),
     ("plan", ["tagpipe.plan"]),
     ("columns", ["tagpipe.columns", "tagpipe._threads"]),
-    ("stages", ["tagpipe.classify", "tagpipe.pretokenizer", "tagpipe._kernels", "tagpipe.decoding"]),
+    (
+        "stages",
+        ["tagpipe.classify", "tagpipe.pretokenizer", "tagpipe._kernels", "tagpipe.decoding", "tagpipe.encodings"],
+    ),
     ("tokenizer", ["tagpipe.tokenizer"]),
     ("helpers", ["tagpipe.accelerate", "tagpipe.hub", "tagpipe.sentencepiece", "tagpipe.integrations"]),
     ("cli", ["tagpipe.cli", "tagpipe.__main__"]),

@@ -13,6 +13,7 @@ from tagpipe.plan.decoders import plan_decoder
 from tagpipe.plan.metaspace import metaspace_runs
 from tagpipe.plan.models import configure_model, id_bound, plan_model
 from tagpipe.plan.normalizers import absent_char, plan_normalizer
+from tagpipe.plan.pairs import Layout, plan_layout
 from tagpipe.plan.post_processors import PostProcess, plan_post_process, special_ids
 from tagpipe.plan.pre_tokenizers import byte_level, plan_pre_tokenizer
 from tagpipe.plan.steps import Plan, Step
@@ -30,6 +31,9 @@ class TokenizerPlan(Plan):
     post: PostProcess = field(default_factory=PostProcess)  # truncation and padding
     prefix_ids: list[int] = field(default_factory=list)  # the post-processor's tokens around one sequence
     suffix_ids: list[int] = field(default_factory=list)
+    # the post-processor's layout with type ids, and of a pair (tagpipe.plan.pairs); None: why
+    layout: Optional[Layout] = None
+    layout_why: str = ""
     metaspace_runs: bool = False  # MetaspaceRuns cuts the pipeline (tagpipe.plan.metaspace)
     id_bound: int = 0  # one more than the largest id an encode can return
     # The decode, planned apart (not a line of `steps`: a delegated decoder does not delegate
@@ -52,6 +56,7 @@ def plan_tokenizer(
     plan.steps.extend(pre.steps)
     plan_model(loaded.model, byte_level(pre.stages), cache_bytes, plan)
     plan.prefix_ids, plan.suffix_ids = special_ids(loaded.post_processor, "post_processor", plan)
+    plan.layout, plan.layout_why = plan_layout(loaded.post_processor)
     plan.post = plan_post_process(loaded.truncation, loaded.padding, plan.prefix_ids, plan.suffix_ids, plan)
     if not plan.native:
         return plan, None
