@@ -52,6 +52,9 @@ struct Matcher::Run {
     return false;
   }
 
+  // Whether byte i is a '\n' character (on mapped text no byte stands for one: '\n' is 'Ċ').
+  bool newline(uint32_t i) const { return !mapped && text[i] == '\n'; }
+
   // Whether the character before pos is in set `s` (false at the piece's start).
   bool before_in(uint32_t pos, const Set& s) const {
     if (pos == begin) return false;
@@ -70,15 +73,15 @@ struct Matcher::Run {
         return edge == (in.x == kWord);
       }
       case kBol:
-        return pos == begin || text[pos - 1] == '\n';
+        return pos == begin || newline(pos - 1);
       case kEol:
-        return pos == end || text[pos] == '\n';
+        return pos == end || newline(pos);
       case kBegin:
         return pos == begin;
       case kEnd:
         return pos == end;
       default:
-        return pos == end || (pos + 1 == end && text[pos] == '\n');
+        return pos == end || (pos + 1 == end && newline(pos));
     }
   }
 
