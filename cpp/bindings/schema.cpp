@@ -124,7 +124,8 @@ void bind_stage(py::module_& m) {
       .value("Metaspace", S::Kind::Metaspace)
       .value("FixedLength", S::Kind::FixedLength)
       .value("Scripts", S::Kind::Scripts)
-      .value("MetaspaceRuns", S::Kind::MetaspaceRuns);
+      .value("MetaspaceRuns", S::Kind::MetaspaceRuns)
+      .value("Regex", S::Kind::Regex);
   py::enum_<S::Prepend>(stage, "Prepend", "Metaspace's prepend_scheme")
       .value("Always", S::Prepend::Always)
       .value("First", S::Prepend::First)
@@ -140,6 +141,7 @@ void bind_stage(py::module_& m) {
       .def_readwrite("split", &S::split)
       .def_readwrite("length", &S::length)
       .def_readwrite("guards", &S::guards)
+      .def_readwrite("program", &S::program)
       .def_property(
           "pairs", [](const S& s) { return py::bytes(s.pairs); },
           [](S& s, const py::bytes& pairs) {

@@ -58,6 +58,7 @@ class PreTokenizerStage(metaclass=_pybind11_type):
         FixedLength: ClassVar[PreTokenizerStage.Kind]
         Scripts: ClassVar[PreTokenizerStage.Kind]
         MetaspaceRuns: ClassVar[PreTokenizerStage.Kind]
+        Regex: ClassVar[PreTokenizerStage.Kind]
         __members__: ClassVar[dict[str, PreTokenizerStage.Kind]]
         def __init__(self, value: int) -> None: ...
         def __eq__(self, other: object) -> bool: ...
@@ -97,6 +98,7 @@ class PreTokenizerStage(metaclass=_pybind11_type):
     split: bool
     length: int
     guards: list[str]  # MetaspaceRuns: the vocabulary's crossing pieces
+    program: list[int]  # Regex: the compiled program (tagpipe/plan/regex/compile.py)
     pairs: bytes  # MetaspaceRuns: empty, or 128 x 128 bytes, nonzero where a pair may be cut
     def __init__(
         self,
@@ -112,6 +114,7 @@ class PreTokenizerStage(metaclass=_pybind11_type):
         split: bool = ...,
         length: int = ...,
         guards: Sequence[Union[str, bytes]] = ...,
+        program: Sequence[int] = ...,
         pairs: bytes = ...,
     ) -> None: ...
     def __eq__(self, other: object) -> bool: ...

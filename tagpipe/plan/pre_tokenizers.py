@@ -2,9 +2,10 @@
 section delegated whole with the reason.
 
 Every stage either maps to a native state machine whose output the tests check against the
-oracle, or the whole section is handed to ``tokenizers`` -- never approximated.  Split regexes
-are recognised by exact spelling: a pattern one character off a known one is delegated, not
-guessed.
+oracle, or the whole section is handed to ``tokenizers`` -- never approximated.  A Split regex
+with a hand-written state machine is recognised by its exact spelling; any other is compiled
+(tagpipe/plan/regex/) when it lies in the supported subset, else delegated with the construct
+named.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from tagpipe import _core, spec
+from tagpipe.plan.regex import Unsupported, compile_regex
 from tagpipe.plan.steps import Plan
 
 Stage = _core.PreTokenizerStage
@@ -120,13 +122,26 @@ def _split(p: _Planner, n: spec.Split, path: str) -> None:
     family = KNOWN_PATTERNS.get(regex)
     what = f"Split(Regex {_short(regex)}, {behavior}, invert={invert})"
     if family is None:
-        return p.delegate(path, what, "unrecognised regex (no native state machine for this spelling)")
+        return _compiled(p, n, path, what)
     p.native(
         path,
         what,
         f"state machine '{family}'",
         Stage(kind=Kind.Pattern, name=family, behavior=_behavior(behavior), invert=invert),
     )
+
+
+def _compiled(p: _Planner, n: spec.Split, path: str, what: str) -> None:
+    try:
+        program = compile_regex(n.pattern.value)
+    except Unsupported as e:
+        return p.delegate(path, what, f"regex {e} (no native state machine for this spelling)")
+    p.native(path, what, "compiled regex", regex_stage(program, n.behavior, n.invert))
+
+
+def regex_stage(program: list[int], behavior: str, invert: bool) -> _core.PreTokenizerStage:
+    """The stage running a compiled regex program (tagpipe.plan.regex.compile_regex)."""
+    return Stage(kind=Kind.Regex, program=program, behavior=_behavior(behavior), invert=invert)
 
 
 def _runs(p: _Planner, path: str, what: str, name: str, behavior: str) -> None:

@@ -1,0 +1,188 @@
+#include "pretokenize/regex/matcher.h"
+
+#include <array>
+
+#include "pretokenize/bytelevel.h"
+
+namespace tagpipe::regex {
+namespace {
+
+const std::array<uint32_t, 256>& byte_chars() {
+  static const auto t = [] {
+    std::array<uint32_t, 256> a{};
+    for (int b = 0; b < 256; b++) a[b] = pretok::byte_char(uint8_t(b));
+    return a;
+  }();
+  return t;
+}
+
+struct Char {
+  uint32_t cp, len;
+};
+
+}  // namespace
+
+// One piece's search: the text, its bounds and the memo.
+struct Matcher::Run {
+  const Program& p;
+  const uint8_t* text;
+  uint32_t begin, end;
+  bool mapped;
+  MatchScratch& s;
+
+  Char at(uint32_t i) const {
+    const uint8_t b = text[i];
+    if (mapped) return {byte_chars()[b], 1};
+    if (b < 0x80) return {b, 1};
+    if (b < 0xE0) return {(b & 0x1Fu) << 6 | (text[i + 1] & 0x3Fu), 2};
+    if (b < 0xF0) return {(b & 0x0Fu) << 12 | (text[i + 1] & 0x3Fu) << 6 | (text[i + 2] & 0x3Fu), 3};
+    return {(b & 0x07u) << 18 | (text[i + 1] & 0x3Fu) << 12 | (text[i + 2] & 0x3Fu) << 6 | (text[i + 3] & 0x3Fu), 4};
+  }
+
+  // Marks (pc, pos) tried at this depth; true if it already was (then it failed).
+  bool seen(uint32_t pc, uint32_t pos, uint32_t depth) {
+    const uint32_t slot = p.slot[pc];
+    if (slot == Program::kNoSlot) return false;
+    const size_t bit = size_t(pos - begin) * p.slots + slot;
+    uint64_t& w = s.memo[depth][bit >> 6];
+    const uint64_t m = uint64_t(1) << (bit & 63);
+    if (w & m) return true;
+    if (depth && !w) s.touched[depth].push_back(uint32_t(bit >> 6));
+    w |= m;
+    return false;
+  }
+
+  // Whether byte i is a '\n' character (on mapped text no byte stands for one: '\n' is 'Ċ').
+  bool newline(uint32_t i) const { return !mapped && text[i] == '\n'; }
+
+  // Whether the character before pos is in set `s` (false at the piece's start).
+  bool before_in(uint32_t pos, const Set& s) const {
+    if (pos == begin) return false;
+    uint32_t i = pos - 1;
+    if (!mapped)
+      while (i > begin && (text[i] & 0xC0) == 0x80) --i;
+    return s.test(at(i).cp);
+  }
+
+  bool check(const Inst& in, uint32_t pos) const {
+    switch (in.x) {
+      case kWord:
+      case kNotWord: {
+        const Set& w = p.sets[in.y];
+        const bool edge = before_in(pos, w) != (pos < end && w.test(at(pos).cp));
+        return edge == (in.x == kWord);
+      }
+      case kBol:
+        return pos == begin || newline(pos - 1);
+      case kEol:
+        return pos == end || newline(pos);
+      case kBegin:
+        return pos == begin;
+      case kEnd:
+        return pos == end;
+      default:
+        return pos == end || (pos + 1 == end && newline(pos));
+    }
+  }
+
+  // A sub-search (LOOK/ATOMIC body) at depth+1, its memo cleared after.
+  bool sub(uint32_t pc, uint32_t pos, uint32_t depth, uint32_t& match_end) {
+    const bool found = search(pc, pos, depth + 1, match_end);
+    for (uint32_t w : s.touched[depth + 1]) s.memo[depth + 1][w] = 0;
+    s.touched[depth + 1].clear();
+    return found;
+  }
+
+  // One step of instruction `in` at pos; false: this thread fails.
+  bool step(const Inst& in, uint32_t& pc, uint32_t& pos, uint32_t depth) {
+    switch (in.op) {
+      case kClass: {
+        if (pos >= end) return false;
+        const Char c = at(pos);
+        if (!p.sets[in.x].test(c.cp)) return false;
+        pos += c.len, pc++;
+        return true;
+      }
+      case kSplit:
+        s.stack.push_back({in.y, pos}), pc = in.x;
+        return true;
+      case kJmp:
+        pc = in.x;
+        return true;
+      case kLook: {
+        uint32_t e;
+        if (sub(in.x, pos, depth, e) == (in.y != 0)) return false;
+        pc = in.z;
+        return true;
+      }
+      case kAtomic: {
+        uint32_t e;
+        if (!sub(in.x, pos, depth, e)) return false;
+        pos = e, pc = in.z;
+        return true;
+      }
+      case kRun: {
+        uint32_t n = 0;
+        for (; n < in.z && pos < end; n++) {
+          const Char c = at(pos);
+          if (!p.sets[in.x].test(c.cp)) break;
+          pos += c.len;
+        }
+        pc++;
+        return n >= in.y;
+      }
+      default:
+        pc++;
+        return check(in, pos);  // kAssert
+    }
+  }
+
+  // Depth-first, first target of every SPLIT first: the first MATCH reached is
+  // Oniguruma's match.  Its end goes to match_end.
+  bool search(uint32_t pc0, uint32_t pos0, uint32_t depth, uint32_t& match_end) {
+    const size_t base = s.stack.size();
+    s.stack.push_back({pc0, pos0});
+    while (s.stack.size() > base) {
+      uint32_t pc = s.stack.back().pc, pos = s.stack.back().pos;
+      s.stack.pop_back();
+      while (!seen(pc, pos, depth)) {
+        const Inst& in = p.code[pc];
+        if (in.op == kMatch) {
+          s.stack.resize(base);
+          match_end = pos;
+          return true;
+        }
+        if (!step(in, pc, pos, depth)) break;
+      }
+    }
+    return false;
+  }
+};
+
+Matcher::Matcher(Program p) : p_(std::move(p)) {}
+
+void Matcher::split(const uint8_t* text, uint32_t begin, uint32_t end, bool mapped, pretok::Fold& fold,
+                    MatchScratch& s) const {
+  Run run{p_, text, begin, end, mapped, s};
+  const size_t words = (size_t(end - begin + 1) * p_.slots + 63) / 64;
+  for (uint32_t d = 0; d <= p_.depth; d++) {
+    if (d == 0) s.memo[0].assign(words, 0);
+    else if (s.memo[d].size() < words) s.memo[d].resize(words, 0);  // (kept all-zero between uses)
+  }
+  uint32_t gap = begin, pos = begin;
+  while (pos < end) {
+    const Char c = run.at(pos);
+    uint32_t e;
+    if (p_.may_start(c.cp) && run.search(0, pos, 0, e) && e > pos) {
+      if (gap < pos) fold.segment(gap, pos, false);
+      fold.segment(pos, e, true);
+      gap = pos = e;
+    } else {
+      pos += c.len;
+    }
+  }
+  if (gap < end) fold.segment(gap, end, false);
+  fold.finish();
+}
+
+}  // namespace tagpipe::regex

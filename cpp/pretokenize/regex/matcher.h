@@ -1,0 +1,38 @@
+// The backtracking matcher of a compiled regex (program.h), with a memo of the
+// (instruction, position) states already tried -- RE2's "bit-state" idea -- so each state
+// is explored once per piece and the time stays linear in the piece (times the program's
+// size; a look-ahead's body re-runs at each position it is asked about).
+// docs/design/regex.md has the argument; tagpipe/plan/regex/ builds the programs.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "pretokenize/fold.h"
+#include "pretokenize/regex/program.h"
+
+namespace tagpipe::regex {
+
+// Per-call working memory (a matcher is shared between threads).
+struct MatchScratch {
+  std::vector<uint64_t> memo[Program::kMaxDepth + 1];
+  std::vector<uint32_t> touched[Program::kMaxDepth + 1];  // words of memo[d > 0] to clear
+  struct Frame {
+    uint32_t pc, pos;
+  };
+  std::vector<Frame> stack;
+};
+
+class Matcher {
+ public:
+  explicit Matcher(Program p);
+  // Reports the segments of bytes [begin, end) of `text` to `fold` (then finish()): the
+  // leftmost-first matches Oniguruma's find_iter gives, and the gaps between them.  On
+  // `mapped` text every byte is a ByteLevel character.
+  void split(const uint8_t* text, uint32_t begin, uint32_t end, bool mapped, pretok::Fold& fold, MatchScratch& s) const;
+
+ private:
+  struct Run;
+  Program p_;
+};
+
+}  // namespace tagpipe::regex
