@@ -211,6 +211,16 @@ def test_compiled_regex_after_byte_level(pattern):
     check(section, pt, S.random_texts(150, seed=19, needles=["a\nb", "é", "\n\n", " x"]) + ["a\nb", "\n", "é\n"])
 
 
+@pytest.mark.parametrize("pattern", [r"\n^", r"^a|\n", r"^\n", r"\n$", r"a$|\n", r"\n\Z|b", r"x\z|\n"])
+def test_anchors_at_the_ends(pattern):
+    r"""Oniguruma's ^ after a newline only when the subject goes on past it (a found case:
+    `\n^` on text ending in a newline); $ and \Z around a final newline."""
+    texts = ["", "\n", "a\n", "\n\n", "a\nb", "a\nb\n", "x\r\n", "\nx\n\n", "ax"]
+    for behavior, invert in BEHAVIORS:
+        section = split(pattern, behavior, invert)
+        check(section, native(section), texts)
+
+
 @needs_shared
 @pytest.mark.parametrize("name", NATIVE_PUBLIC)
 def test_public_regex_on_corpora(name):

@@ -72,8 +72,8 @@ struct Matcher::Run {
         const bool edge = before_in(pos, w) != (pos < end && w.test(at(pos).cp));
         return edge == (in.x == kWord);
       }
-      case kBol:
-        return pos == begin || newline(pos - 1);
+      case kBol:  // (onig: after a newline only if the subject goes on past it)
+        return pos == begin || (pos < end && newline(pos - 1));
       case kEol:
         return pos == end || newline(pos);
       case kBegin:
