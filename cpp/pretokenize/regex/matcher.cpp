@@ -137,6 +137,30 @@ struct Matcher::Run {
     }
   }
 
+  // The leftmost match starting in [from, end] (Oniguruma's search): true, with its bounds.
+  bool find(uint32_t from, uint32_t& ms, uint32_t& me) {
+    for (uint32_t pos = from; pos < end;) {
+      const Char c = at(pos);
+      if (p.may_start(c.cp) && search(0, pos, 0, me)) {
+        ms = pos;
+        return true;
+      }
+      pos += c.len;
+    }
+    if (!p.may_be_empty || !search(0, end, 0, me)) return false;
+    ms = end;
+    return true;
+  }
+
+  // After a match ending at pos, before the search from pos: the states of that match at pos
+  // are marked but did not fail.  (Only a program that may match the empty string reaches
+  // them again: the others need no clearing.)
+  void forget(uint32_t pos) {
+    if (!p.may_be_empty) return;
+    const size_t lo = size_t(pos - begin) * p.slots, hi = lo + p.slots;
+    for (size_t bit = lo; bit < hi; bit++) s.memo[0][bit >> 6] &= ~(uint64_t(1) << (bit & 63));
+  }
+
   // Depth-first, first target of every SPLIT first: the first MATCH reached is
   // Oniguruma's match.  Its end goes to match_end.
   bool search(uint32_t pc0, uint32_t pos0, uint32_t depth, uint32_t& match_end) {
@@ -163,22 +187,35 @@ Matcher::Matcher(Program p) : p_(std::move(p)) {}
 
 void Matcher::split(const uint8_t* text, uint32_t begin, uint32_t end, bool mapped, pretok::Fold& fold,
                     MatchScratch& s) const {
+  if (begin == end) {  // (the oracle looks for no match in an empty piece)
+    fold.finish();
+    return;
+  }
   Run run{p_, text, begin, end, mapped, s};
   const size_t words = (size_t(end - begin + 1) * p_.slots + 63) / 64;
   for (uint32_t d = 0; d <= p_.depth; d++) {
     if (d == 0) s.memo[0].assign(words, 0);
     else if (s.memo[d].size() < words) s.memo[d].resize(words, 0);  // (kept all-zero between uses)
   }
-  uint32_t gap = begin, pos = begin;
-  while (pos < end) {
-    const Char c = run.at(pos);
-    uint32_t e;
-    if (p_.may_start(c.cp) && run.search(0, pos, 0, e) && e > pos) {
-      if (gap < pos) fold.segment(gap, pos, false);
-      fold.segment(pos, e, true);
-      gap = pos = e;
+  // onig's find_iter: search from `from`; an empty match where the last match ended is
+  // skipped (the search goes on one character later); after any empty match the next
+  // search starts one character later.
+  uint32_t gap = begin, from = begin, last_end = 0, ms, me;
+  bool any = false;
+  while (run.find(from, ms, me)) {
+    const bool empty = ms == me;
+    if (!(empty && any && me == last_end)) {
+      if (gap < ms) fold.segment(gap, ms, false);
+      fold.segment(ms, me, true);
+      gap = last_end = me, any = true;
+    }
+    if (!empty) {
+      from = me;
+      run.forget(me);
+    } else if (me < end) {
+      from = me + run.at(me).len;
     } else {
-      pos += c.len;
+      break;
     }
   }
   if (gap < end) fold.segment(gap, end, false);

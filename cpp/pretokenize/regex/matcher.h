@@ -26,7 +26,7 @@ class Matcher {
  public:
   explicit Matcher(Program p);
   // Reports the segments of bytes [begin, end) of `text` to `fold` (then finish()): the
-  // leftmost-first matches Oniguruma's find_iter gives, and the gaps between them.  On
+  // leftmost-first matches (empty ones too) onig's find_iter gives, and the gaps between them.  On
   // `mapped` text every byte is a ByteLevel character.
   void split(const uint8_t* text, uint32_t begin, uint32_t end, bool mapped, pretok::Fold& fold, MatchScratch& s) const;
 

@@ -404,7 +404,4 @@ def _merge(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
 
 def parse(pattern: str) -> Node:
     """The AST of `pattern`; raises Unsupported outside the native subset."""
-    node = _Parser(pattern).parse()
-    if nullable(node):
-        raise Unsupported("a pattern that can match the empty string", 0)
-    return node
+    return _Parser(pattern).parse()
