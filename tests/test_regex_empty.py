@@ -7,7 +7,9 @@ cases, generated patterns, corpora and hypothesis text.
 
 from __future__ import annotations
 
+import os
 import random
+import time
 
 import pytest
 from hypothesis import assume, given
@@ -90,6 +92,17 @@ def test_superbpe_on_numbers():
     for behavior, invert in ALL_BEHAVIORS:
         section = split(SUPERBPE, behavior, invert)
         check(section, native(section), texts)
+
+
+def test_a_look_ahead_is_linear_in_a_run_of_digits():
+    """A look-ahead's result is kept for the piece (docs/design/regex.md): 200,000 digits in a
+    fraction of a second, where searching the body again at each position (as Oniguruma does)
+    takes minutes.  (The pieces: a short group, then groups of three.)"""
+    n = 200_000
+    t0 = time.monotonic()
+    pieces = native(split(SUPERBPE)).pre_tokenize_str("7" * n)
+    assert time.monotonic() - t0 < 10 * float(os.environ.get("TAGPIPE_TIME_SCALE", "1"))
+    assert [b - a for _, (a, b) in pieces] == [n % 3] + [3] * (n // 3)
 
 
 @HYPOTHESIS
