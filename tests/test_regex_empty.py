@@ -74,6 +74,15 @@ def test_empty_matches_under_every_behaviour(pattern):
         check(section, native(section), texts)
 
 
+@pytest.mark.parametrize("behavior, invert", ALL_BEHAVIORS)
+def test_an_empty_string_pattern_is_the_empty_regex(behavior, invert):
+    """(onig compiles an escaped String pattern: "" matches everywhere, as the regex "")"""
+    section = {"type": "Split", "pattern": {"String": ""}, "behavior": behavior, "invert": invert}
+    pt = native(section)
+    assert "compiled regex" in pt.explain()
+    check(section, pt, _texts(47, 40))
+
+
 def test_superbpe_is_native():
     assert "compiled regex" in native(split(SUPERBPE)).explain()
 
