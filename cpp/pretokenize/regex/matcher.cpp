@@ -217,12 +217,10 @@ struct Matcher::Run {
 
 Matcher::Matcher(Program p) : p_(std::move(p)) {}
 
-void Matcher::split(const uint8_t* text, uint32_t begin, uint32_t end, bool mapped, pretok::Fold& fold,
-                    MatchScratch& s) const {
-  if (begin == end) {  // (the oracle looks for no match in an empty piece)
-    fold.finish();
-    return;
-  }
+template <class OnMatch>
+void Matcher::each_match(const uint8_t* text, uint32_t begin, uint32_t end, bool mapped, MatchScratch& s,
+                         OnMatch&& on_match) const {
+  if (begin == end) return;  // (the oracle looks for no match in an empty piece)
   Run run{p_, text, begin, end, mapped, s};
   const size_t words = (size_t(end - begin + 1) * p_.slots + 63) / 64;
   s.memo[0].assign(words, 0);
@@ -235,14 +233,13 @@ void Matcher::split(const uint8_t* text, uint32_t begin, uint32_t end, bool mapp
   // onig's find_iter: search from `from`; an empty match where the last match ended is
   // skipped (the search goes on one character later); after any empty match the next
   // search starts one character later.
-  uint32_t gap = begin, from = begin, last_end = 0, ms, me;
+  uint32_t from = begin, last_end = 0, ms, me;
   bool any = false;
   while (run.find(from, ms, me)) {
     const bool empty = ms == me;
     if (!(empty && any && me == last_end)) {
-      if (gap < ms) fold.segment(gap, ms, false);
-      fold.segment(ms, me, true);
-      gap = last_end = me, any = true;
+      on_match(ms, me);
+      last_end = me, any = true;
     }
     if (!empty) {
       from = me;
@@ -254,8 +251,26 @@ void Matcher::split(const uint8_t* text, uint32_t begin, uint32_t end, bool mapp
     }
   }
   run.clear_deeper();
+}
+
+void Matcher::split(const uint8_t* text, uint32_t begin, uint32_t end, bool mapped, pretok::Fold& fold,
+                    MatchScratch& s) const {
+  uint32_t gap = begin;
+  each_match(text, begin, end, mapped, s, [&](uint32_t ms, uint32_t me) {
+    if (gap < ms) fold.segment(gap, ms, false);
+    fold.segment(ms, me, true);
+    gap = me;
+  });
   if (gap < end) fold.segment(gap, end, false);
   fold.finish();
+}
+
+void Matcher::find_all(const uint8_t* text, uint32_t n, std::vector<pretok::Piece>& out, MatchScratch& s) const {
+  out.clear();
+  each_match(text, 0, n, false, s, [&](uint32_t ms, uint32_t me) {
+    out.emplace_back();
+    out.back().begin = ms, out.back().end = me;
+  });
 }
 
 }  // namespace tagpipe::regex

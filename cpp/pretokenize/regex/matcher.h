@@ -38,9 +38,14 @@ class Matcher {
   // leftmost-first matches (empty ones too) onig's find_iter gives, and the gaps between them.  On
   // `mapped` text every byte is a ByteLevel character.
   void split(const uint8_t* text, uint32_t begin, uint32_t end, bool mapped, pretok::Fold& fold, MatchScratch& s) const;
+  // The same matches of text[0, n) (UTF-8), in order, into `out` (a Replace normalizer's).
+  void find_all(const uint8_t* text, uint32_t n, std::vector<pretok::Piece>& out, MatchScratch& s) const;
 
  private:
   struct Run;
+  template <class OnMatch>
+  void each_match(const uint8_t* text, uint32_t begin, uint32_t end, bool mapped, MatchScratch& s,
+                  OnMatch&& on_match) const;
   Program p_;
 };
 
