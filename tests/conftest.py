@@ -32,6 +32,7 @@ SLOW = (
     "tests/test_regex_compiler.py::test_fixture_regex_compiled_every_scalar_between_letters",
     "tests/test_regex_scripts.py::test_common_scripts_on_every_scalar",
     "tests/test_regex_scripts.py::test_every_script_run_on_every_scalar",
+    "tests/test_regex_replace.py::test_every_scalar_between_letters",
     # every normalizer of the real files over whole corpora (the encoder's own corpus tests stay)
     "tests/test_normalizers.py::test_fixture_normalizer_on_corpus",
     # every truncation limit x direction x padding on the real files (gemma3 alone ~2-3 min)

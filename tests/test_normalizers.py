@@ -335,8 +335,12 @@ def test_plans_name_what_runs():
     assert [(s.native, s.what) for s in plan.steps] == [
         (True, "BertNormalizer(clean_text, chinese, strip_accents, lowercase)")
     ]
+    _, plan = plan_steps({"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": "▁"})
+    assert [(s.native, s.how) for s in plan.steps] == [(True, "runs of two or more spaces")]
     _, plan = plan_steps({"type": "Replace", "pattern": {"Regex": " +"}, "content": "▁"})
-    assert [s.native for s in plan.steps] == [False]  # only " {2,}" is recognised
+    assert [(s.native, s.how) for s in plan.steps] == [(True, "compiled regex")]
+    _, plan = plan_steps({"type": "Replace", "pattern": {"Regex": "(?<= ) "}, "content": "▁"})
+    assert [(s.native, s.how) for s in plan.steps] == [(False, "regex not supported: group '(?<=' at offset 0")]
 
 
 @pytest.mark.parametrize("blob", ["", "!!!", "AAAA", "/////w=="])

@@ -188,10 +188,12 @@ void bind_normalizer_step(py::module_& m) {
       .value("Nfkc", N::Kind::Nfkc)
       .value("Unicode", N::Kind::Unicode)
       .value("Strip", N::Kind::Strip)
-      .value("Precompiled", N::Kind::Precompiled);
+      .value("Precompiled", N::Kind::Precompiled)
+      .value("RegexReplace", N::Kind::RegexReplace);
   step.def_readwrite("kind", &N::kind)
       .def_readwrite("a", &N::a)
       .def_readwrite("b", &N::b)
+      .def_readwrite("program", &N::program)
       .def_readwrite("unicode", &N::unicode)
       .def_readwrite("strip_left", &N::strip_left)
       .def_readwrite("strip_right", &N::strip_right)

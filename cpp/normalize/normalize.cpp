@@ -130,6 +130,30 @@ Outcome replace(std::string_view cur, const std::string& pattern, const std::str
   return Outcome::kWritten;
 }
 
+// Replace with a compiled regex: every match (empty ones too: then the content is inserted),
+// the content with the origin of the byte before the match's end, as in replace() -- or
+// offset 0 for an empty match at the start, as the oracle aligns it.
+Outcome regex_replace(std::string_view cur, const regex::Matcher& matcher, const std::string& content,
+                      const OriginOf& origin, bool need_origin, std::string& dst, std::vector<pretok::Origin>& org,
+                      Scratch& sc) {
+  matcher.find_all(reinterpret_cast<const uint8_t*>(cur.data()), uint32_t(cur.size()), sc.matches, sc.regex);
+  if (sc.matches.empty()) return Outcome::kUnchanged;
+  uint32_t done = 0;
+  for (const pretok::Piece& m : sc.matches) {
+    dst.append(cur.substr(done, m.begin - done));
+    dst += content;
+    if (need_origin) {
+      for (uint32_t i = done; i < m.begin; i++) org.push_back(origin(i));
+      org.insert(org.end(), content.size(), m.end ? origin(m.end - 1) : pretok::Origin{0, 0});
+    }
+    done = m.end;
+  }
+  dst.append(cur.substr(done));
+  if (need_origin)
+    for (uint32_t i = done; i < cur.size(); i++) org.push_back(origin(i));
+  return Outcome::kWritten;
+}
+
 // One step on the content `out` (the input in[0..n) once or more rewritten), into dst / org.
 Outcome apply(const Step& step, const pretok::Text& out, const OriginOf& origin, bool need_origin, std::string& dst,
               std::vector<pretok::Origin>& org, Scratch& sc) {
@@ -156,6 +180,8 @@ Outcome apply(const Step& step, const pretok::Text& out, const OriginOf& origin,
       return prepend(cur, step.a, origin, need_origin, dst, org);
     case Step::Kind::Replace:
       return replace(cur, step.a, step.b, origin, need_origin, dst, org);
+    case Step::Kind::RegexReplace:
+      return regex_replace(cur, *step.matcher, step.b, origin, need_origin, dst, org, sc);
   }
   return ok ? Outcome::kWritten : Outcome::kDelegate;
 }

@@ -189,6 +189,7 @@ class NormalizerStep(metaclass=_pybind11_type):
         Unicode: ClassVar[NormalizerStep.Kind]
         Strip: ClassVar[NormalizerStep.Kind]
         Precompiled: ClassVar[NormalizerStep.Kind]
+        RegexReplace: ClassVar[NormalizerStep.Kind]
         __members__: ClassVar[dict[str, NormalizerStep.Kind]]
         def __init__(self, value: int) -> None: ...
         def __eq__(self, other: object) -> bool: ...
@@ -202,7 +203,8 @@ class NormalizerStep(metaclass=_pybind11_type):
 
     kind: NormalizerStep.Kind
     a: str  # Prepend: what; Replace: the pattern
-    b: str  # Replace, SpaceRuns: the content
+    b: str  # Replace, SpaceRuns, RegexReplace: the content
+    program: list[int]  # RegexReplace: the compiled program (tagpipe/plan/regex/compile.py)
     unicode: UnicodeOptions
     strip_left: bool
     strip_right: bool
@@ -213,6 +215,7 @@ class NormalizerStep(metaclass=_pybind11_type):
         kind: NormalizerStep.Kind = ...,
         a: str = ...,
         b: str = ...,
+        program: Sequence[int] = ...,
         unicode: UnicodeOptions = ...,
         strip_left: bool = ...,
         strip_right: bool = ...,

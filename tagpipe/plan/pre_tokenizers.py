@@ -15,7 +15,7 @@ from typing import Callable, Optional
 
 from tagpipe import _core, spec
 from tagpipe.plan.regex import Unsupported, compile_regex
-from tagpipe.plan.steps import Plan
+from tagpipe.plan.steps import Plan, short_pattern
 
 Stage = _core.PreTokenizerStage
 Kind = _core.PreTokenizerStage.Kind
@@ -120,7 +120,7 @@ def _split(p: _Planner, n: spec.Split, path: str) -> None:
         )
     regex = n.pattern.value
     family = KNOWN_PATTERNS.get(regex)
-    what = f"Split(Regex {_short(regex)}, {behavior}, invert={invert})"
+    what = f"Split(Regex {short_pattern(regex)}, {behavior}, invert={invert})"
     if family is None:
         return _compiled(p, n, path, what)
     p.native(
@@ -218,10 +218,6 @@ _HANDLERS: dict[type, Callable] = {
     spec.FixedLength: _fixed_length,
     spec.UnicodeScripts: _unicode_scripts,
 }
-
-
-def _short(regex: str, limit: int = 48) -> str:
-    return repr(regex if len(regex) <= limit else regex[:limit] + "...")
 
 
 def plan_pre_tokenizer(
