@@ -25,7 +25,9 @@ from tagpipe.spec import parse_normalizer
 
 from support import strategies as S
 from support.data import needs_shared
+from support.parity import bpe_json
 from support.regex import HYPOTHESIS, SCALARS, corpus_texts
+from support.strategies import minimal_tokenizer_json
 
 PATTERNS = [
     r"\s+",
@@ -59,18 +61,7 @@ def steps(node: dict) -> list:
 
 
 def oracle(node: dict):
-    doc = {
-        "version": "1.0",
-        "truncation": None,
-        "padding": None,
-        "added_tokens": [],
-        "normalizer": node,
-        "pre_tokenizer": None,
-        "post_processor": None,
-        "decoder": None,
-        "model": {"type": "WordLevel", "vocab": {"[UNK]": 0}, "unk_token": "[UNK]"},
-    }
-    return tokenizers.Tokenizer.from_str(json.dumps(doc)).normalizer
+    return tokenizers.Tokenizer.from_str(minimal_tokenizer_json(node, "normalizer")).normalizer
 
 
 def check(node: dict, texts: list[str]) -> None:
@@ -162,31 +153,9 @@ def test_every_scalar_between_letters():
 
 def _metaspace_first_file(normalizer: dict) -> str:
     chars = sorted(set("▁abcdxy-é中 ") | {"<unk>"})
-    vocab = {t: i for i, t in enumerate(chars + ["▁a", "▁b", "▁x", "▁-", "▁c"])}
-    merges = [["▁", "a"], ["▁", "b"], ["▁", "x"], ["▁", "-"], ["▁", "c"]]
-    doc = {
-        "version": "1.0",
-        "truncation": None,
-        "padding": None,
-        "added_tokens": [],
-        "normalizer": normalizer,
-        "pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": True},
-        "post_processor": None,
-        "decoder": None,
-        "model": {
-            "type": "BPE",
-            "dropout": None,
-            "unk_token": "<unk>",
-            "continuing_subword_prefix": None,
-            "end_of_word_suffix": None,
-            "fuse_unk": False,
-            "byte_fallback": False,
-            "ignore_merges": False,
-            "vocab": vocab,
-            "merges": merges,
-        },
-    }
-    return json.dumps(doc, ensure_ascii=False)
+    merges = [("▁", "a"), ("▁", "b"), ("▁", "x"), ("▁", "-"), ("▁", "c")]
+    metaspace = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": True}
+    return bpe_json(chars + [a + b for a, b in merges], merges, unk="<unk>", normalizer=normalizer, pre=metaspace)
 
 
 FIRST_NORMALIZERS = [replace(p, c) for p, c in [("ab", "x"), ("a", "x"), ("x*", "-"), ("^", "-"), (r"\b", "-")]]
