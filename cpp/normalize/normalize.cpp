@@ -79,7 +79,7 @@ Outcome space_runs(std::string_view cur, const std::string& content, const Origi
     dst += content;
     if (need_origin) {
       for (size_t i = done; i < at; i++) org.push_back(origin(uint32_t(i)));
-      org.insert(org.end(), content.size(), pretok::Origin{origin(uint32_t(at)).begin, origin(uint32_t(end - 1)).end});
+      org.insert(org.end(), content.size(), origin(uint32_t(end - 1)));  // (as replace below)
     }
     done = end;
   }
@@ -117,9 +117,9 @@ Outcome replace(std::string_view cur, const std::string& pattern, const std::str
     dst += content;
     if (need_origin) {
       for (size_t i = done; i < at; i++) org.push_back(origin(uint32_t(i)));
-      pretok::Origin o = origin(uint32_t(at));
-      o.end = origin(uint32_t(at + pattern.size() - 1)).end;
-      org.insert(org.end(), content.size(), o);
+      // (the oracle's NormalizedString::replace adds the content after removing the match:
+      // each of its characters takes the origin of the match's last byte)
+      org.insert(org.end(), content.size(), origin(uint32_t(at + pattern.size() - 1)));
     }
     done = at + pattern.size();
   }
