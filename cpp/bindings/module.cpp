@@ -148,6 +148,34 @@ class PyEncoder {
     return batch_tuple(batch);
   }
 
+  // (ids uint32[N], offsets int64[n+1], spans uint32[N,2]: each token's characters, added
+  // bool[N]: an added token's match, delegate bool[n]) for a list of str, without special
+  // tokens, truncation or padding.
+  py::tuple encode_offsets(const py::list& texts, const BpeSpans* bpe_spans, int threads) const {
+    std::vector<Text> keep;
+    keep.reserve(texts.size());
+    std::vector<Units> docs;
+    docs.reserve(texts.size());
+    for (const auto& t : texts) {
+      keep.emplace_back(t);
+      docs.push_back(keep.back().units);
+    }
+    Encoder::SpanBatch batch;
+    {
+      py::gil_scoped_release nogil;
+      impl_.encode_offsets(docs, bpe_spans, threads, batch);
+    }
+    for (size_t i = 0; i < docs.size(); i++)
+      if (batch.delegate[i] == Encoder::kNotUtf8) keep[i].raise_not_utf8();
+    const py::ssize_t count = py::ssize_t(batch.ids.size());
+    py::array_t<uint32_t> spans = to_numpy(std::move(batch.spans));
+    py::array_t<bool> delegate(py::ssize_t(batch.delegate.size())), added(count);
+    std::copy(batch.delegate.begin(), batch.delegate.end(), delegate.mutable_data());
+    std::copy(batch.added.begin(), batch.added.end(), added.mutable_data());
+    return py::make_tuple(to_numpy(std::move(batch.ids)), to_numpy(std::move(batch.offsets)),
+                          spans.reshape({count, py::ssize_t(2)}), added, delegate);
+  }
+
   size_t cache_used() const { return impl_.cache_used(); }
   void clear_cache() const { impl_.clear_cache(); }
   std::optional<std::string> cut_rule() const { return impl_.cut_rule(); }
@@ -281,6 +309,18 @@ PYBIND11_MODULE(_core, m) {
       .def(py::init<const std::vector<pretok::StageSpec>&, bool>(), py::arg("stages"), py::arg("model_cuts") = false)
       .def("run", &PyPreTokenizer::run, py::arg("data"));
 
+  // What BPE's offsets need of its tokens (encode/offsets.h): built on the first offsets call.
+  py::class_<BpeSpans>(m, "BpeSpans")
+      .def(py::init([](const std::vector<py::bytes>& strings, const py::bytes& prefix, const py::bytes& suffix,
+                       std::optional<uint32_t> unk_id, const std::vector<std::optional<uint32_t>>& byte_ids) {
+             std::vector<std::string> s(strings.begin(), strings.end());
+             std::vector<uint32_t> bytes;
+             for (const auto& b : byte_ids) bytes.push_back(b.value_or(BpeSpans::kNone));
+             return std::make_unique<BpeSpans>(s, std::string(prefix), std::string(suffix),
+                                               unk_id.value_or(BpeSpans::kNone), bytes);
+           }),
+           py::arg("strings"), py::arg("prefix"), py::arg("suffix"), py::arg("unk_id"), py::arg("byte_ids"));
+
   py::class_<PyEncoder>(m, "Encoder")
       // (the config's tables are moved into the encoder: the config is left empty)
       .def(py::init([](EncoderSpec& config) { return std::make_unique<PyEncoder>(std::move(config)); }),
@@ -294,6 +334,7 @@ PYBIND11_MODULE(_core, m) {
       .def("encode_spans", &PyEncoder::encode_spans, py::arg("data"), py::arg("starts"), py::arg("ends"),
            py::arg("add_special_tokens"), py::arg("threads"), py::arg("truncate") = -1,
            py::arg("truncate_left") = false)
+      .def("encode_offsets", &PyEncoder::encode_offsets, py::arg("texts"), py::arg("bpe_spans"), py::arg("threads"))
       .def("clear_cache", &PyEncoder::clear_cache)
       .def("cut_rule", &PyEncoder::cut_rule)
       .def("cut_exception", &PyEncoder::cut_exception)
