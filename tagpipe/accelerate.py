@@ -29,8 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from tagpipe.plan.pairs import SPECIAL, A, Layout, post_process
+from tagpipe.plan.pairs import SPECIAL, A, Layout
 from tagpipe.plan.post_processors import PostProcess
+from tagpipe.plan.rows import post_process
 from tagpipe.tokenizer import Tokenizer
 
 _SERVED_TRUNCATION = ("do_not_truncate", "longest_first", "only_first", "only_second")

@@ -63,6 +63,10 @@ SLOW = (
         f"tests/test_accelerate_pairs.py::test_pairs_equal_the_original[sides2-{model}]"
         for model in ("bert-wiki", "roberta-base", "gpt2", "llama2", "llama3", "t5-small")
     ),
+    # offsets and overflowing rows: every short length x truncation x stride x padding (a
+    # smaller grid of every form stays in the default run)
+    "tests/test_offsets.py::test_every_short_truncation_overflows_as_the_oracle",
+    "tests/test_offsets.py::test_fixtures_on_the_corpora[qwen3]",  # (NFC's spliced texts: a big file)
     # the peers' packages, each loaded and checked against the oracle
     "tests/test_bench_drivers.py::test_peer_is_exact_where_it_serves_and_says_why_not_elsewhere",
     # a full compile of the core into a wheel, installed in a fresh environment
