@@ -1,5 +1,5 @@
 """What the native offsets path needs beside the encoder (cpp/encode/offsets.h;
-docs/design/offsets.md): BPE's `_core.BpeSpans` and the post-processor's trim counts of each
+docs/design/offsets.md): `_core.TokenSpans` and the post-processor's trim counts of each
 vocabulary token -- both built from the tokenizer.json on the first offsets call, not at load --
 and the trim counts of one string (an added token's matched text, a delegated text's token).
 
@@ -10,7 +10,6 @@ trailing characters of a token's string that are ``Ġ`` (the ByteLevel space) or
 from __future__ import annotations
 
 import json
-from typing import Optional
 
 import numpy as np
 
@@ -33,31 +32,47 @@ def spaces(s: str) -> tuple[int, int]:
 
 
 class OffsetTables:
-    """A BPE tokenizer's `_core.BpeSpans` (None for the other models, which span their own
-    tokens) and, when the post-processor trims, each vocabulary id's trim counts."""
+    """A tokenizer's `_core.TokenSpans` (what the spans of the word cache's ids need) and,
+    when the post-processor trims, each vocabulary id's trim counts."""
 
     def __init__(self, json_text: str, byte_level: bool, trim: bool):
         model = json.loads(json_text)["model"]
-        self.bpe: Optional[_core.BpeSpans] = None
-        self.lead = self.trail = np.zeros(0, dtype=np.int64)
-        if "merges" not in model:  # (not BPE: the plan allows no trim there)
-            return
-        vocab: dict[str, int] = model["vocab"]
+        vocab = _vocab(model)
         size = max(vocab.values(), default=-1) + 1
         strings = [b""] * size
         for s, i in vocab.items():
             strings[i] = _bytes_of(s, byte_level)
+        fallback = [vocab.get(f"<0x{b:02X}>") for b in range(256)] if model.get("byte_fallback") else [None] * 256
         unk = model.get("unk_token")
-        fallback = bool(model.get("byte_fallback"))
-        byte_ids = [vocab.get(f"<0x{b:02X}>") if fallback else None for b in range(256)]
+        unk_id = vocab.get(unk) if isinstance(unk, str) else None
+        refused: list[int] = []
+        if _unigram(model):  # (its unk and <0xXX> tokens: the model spans those pieces itself)
+            unk_id = model.get("unk_id")
+            refused = [i for i in fallback + [unk_id] if i is not None]
+            unk_id, fallback = None, [None] * 256
         prefix = (model.get("continuing_subword_prefix") or "").encode()
         suffix = (model.get("end_of_word_suffix") or "").encode()
-        self.bpe = _core.BpeSpans(strings, prefix, suffix, vocab.get(unk) if unk is not None else None, byte_ids)
-        if trim:
+        shared = len(set(vocab.values())) < len(vocab)  # (two strings, one id: which one is not known)
+        check = bool(prefix or suffix) or shared
+        self.spans = _core.TokenSpans(strings, prefix, suffix, unk_id, fallback, refused, check)
+        self.lead = self.trail = np.zeros(0, dtype=np.int64)
+        if trim:  # (ByteLevel BPE only: tagpipe.plan.offsets)
             counts = np.zeros((size, 2), dtype=np.int64)
             for s, i in vocab.items():
                 counts[i] = spaces(s)
             self.lead, self.trail = counts[:, 0], counts[:, 1]
+
+
+def _unigram(model: dict) -> bool:
+    return isinstance(model.get("vocab"), list)
+
+
+def _vocab(model: dict) -> dict[str, int]:
+    """The model's vocabulary string -> id (Unigram's list: by position; a repeated piece is
+    its last id, as the oracle looks it up)."""
+    if _unigram(model):
+        return {piece: i for i, (piece, _) in enumerate(model["vocab"])}
+    return model["vocab"]
 
 
 def _bytes_of(s: str, byte_level: bool) -> bytes:

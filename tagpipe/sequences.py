@@ -83,7 +83,7 @@ class Sequences:
         if self._tables is None:
             self._tables = OffsetTables(self._json, self._plan.byte_level, self._plan.offsets.trim)
         try:
-            ids, offsets, spans, added, delegate = self._native.encode_offsets(texts, self._tables.bpe, threads)
+            ids, offsets, spans, added, delegate = self._native.encode_offsets(texts, self._tables.spans, threads)
         except UnicodeEncodeError:
             check_unicode(texts)
             raise

@@ -151,7 +151,7 @@ class PyEncoder {
   // (ids uint32[N], offsets int64[n+1], spans uint32[N,2]: each token's characters, added
   // bool[N]: an added token's match, delegate bool[n]) for a list of str, without special
   // tokens, truncation or padding.
-  py::tuple encode_offsets(const py::list& texts, const BpeSpans* bpe_spans, int threads) const {
+  py::tuple encode_offsets(const py::list& texts, const TokenSpans* token_spans, int threads) const {
     std::vector<Text> keep;
     keep.reserve(texts.size());
     std::vector<Units> docs;
@@ -163,7 +163,7 @@ class PyEncoder {
     Encoder::SpanBatch batch;
     {
       py::gil_scoped_release nogil;
-      impl_.encode_offsets(docs, bpe_spans, threads, batch);
+      impl_.encode_offsets(docs, token_spans, threads, batch);
     }
     for (size_t i = 0; i < docs.size(); i++)
       if (batch.delegate[i] == Encoder::kNotUtf8) keep[i].raise_not_utf8();
@@ -310,16 +310,18 @@ PYBIND11_MODULE(_core, m) {
       .def("run", &PyPreTokenizer::run, py::arg("data"));
 
   // What BPE's offsets need of its tokens (encode/offsets.h): built on the first offsets call.
-  py::class_<BpeSpans>(m, "BpeSpans")
+  py::class_<TokenSpans>(m, "TokenSpans")
       .def(py::init([](const std::vector<py::bytes>& strings, const py::bytes& prefix, const py::bytes& suffix,
-                       std::optional<uint32_t> unk_id, const std::vector<std::optional<uint32_t>>& byte_ids) {
+                       std::optional<uint32_t> unk_id, const std::vector<std::optional<uint32_t>>& byte_ids,
+                       const std::vector<uint32_t>& refused, bool check_bytes) {
              std::vector<std::string> s(strings.begin(), strings.end());
              std::vector<uint32_t> bytes;
-             for (const auto& b : byte_ids) bytes.push_back(b.value_or(BpeSpans::kNone));
-             return std::make_unique<BpeSpans>(s, std::string(prefix), std::string(suffix),
-                                               unk_id.value_or(BpeSpans::kNone), bytes);
+             for (const auto& b : byte_ids) bytes.push_back(b.value_or(TokenSpans::kNone));
+             return std::make_unique<TokenSpans>(s, std::string(prefix), std::string(suffix),
+                                                 unk_id.value_or(TokenSpans::kNone), bytes, refused, check_bytes);
            }),
-           py::arg("strings"), py::arg("prefix"), py::arg("suffix"), py::arg("unk_id"), py::arg("byte_ids"));
+           py::arg("strings"), py::arg("prefix"), py::arg("suffix"), py::arg("unk_id"), py::arg("byte_ids"),
+           py::arg("refused"), py::arg("check_bytes"));
 
   py::class_<PyEncoder>(m, "Encoder")
       // (the config's tables are moved into the encoder: the config is left empty)
@@ -334,7 +336,7 @@ PYBIND11_MODULE(_core, m) {
       .def("encode_spans", &PyEncoder::encode_spans, py::arg("data"), py::arg("starts"), py::arg("ends"),
            py::arg("add_special_tokens"), py::arg("threads"), py::arg("truncate") = -1,
            py::arg("truncate_left") = false)
-      .def("encode_offsets", &PyEncoder::encode_offsets, py::arg("texts"), py::arg("bpe_spans"), py::arg("threads"))
+      .def("encode_offsets", &PyEncoder::encode_offsets, py::arg("texts"), py::arg("token_spans"), py::arg("threads"))
       .def("clear_cache", &PyEncoder::clear_cache)
       .def("cut_rule", &PyEncoder::cut_rule)
       .def("cut_exception", &PyEncoder::cut_exception)

@@ -120,8 +120,9 @@ class Encoder {
 
   // The offsets path (encode/offsets.h): each document's ids without special tokens,
   // truncation or padding, and each token's span in the document's characters (spans[2k],
-  // spans[2k + 1]: the oracle's offsets).  `bpe_spans`: for a BPE model, what its spans
-  // need (nullptr: every document is delegated); the other models span their own tokens.
+  // spans[2k + 1]: the oracle's offsets).  `token_spans`: what the spans of the word cache's
+  // ids need (TokenSpans; nullptr: a BPE model delegates every document, the other models
+  // span their own tokens).
   struct SpanBatch {
     std::vector<uint32_t> ids;
     std::vector<uint32_t> spans;
@@ -129,7 +130,7 @@ class Encoder {
     std::vector<int64_t> offsets;   // doc i is ids[offsets[i] .. offsets[i+1])
     std::vector<uint8_t> delegate;  // a Result per doc, as Batch's
   };
-  void encode_offsets(const std::vector<Units>& docs, const BpeSpans* bpe_spans, int threads, SpanBatch& out) const;
+  void encode_offsets(const std::vector<Units>& docs, const TokenSpans* token_spans, int threads, SpanBatch& out) const;
 
   // Encodes the documents on this thread, timing each stage (the timers cost a little;
   // profile, do not benchmark, with this).
@@ -158,13 +159,14 @@ class Encoder {
   bool encode_gaps(const uint8_t* s, Worker& w, ThreadCache& cache) const;
   bool run_gaps(Worker& w, ThreadCache& cache) const;
   // The offsets path's stages (encode/offsets.cpp), appending to `out`; false: delegate.
-  bool text_spans(const uint8_t* s, uint32_t n, const BpeSpans* bpe_spans, Worker& w, ThreadCache& tc,
+  bool text_spans(const uint8_t* s, uint32_t n, const TokenSpans* table, Worker& w, ThreadCache& tc,
                   SpanSink& out) const;
-  bool gap_spans(const uint8_t* s, uint32_t n, uint32_t base, const BpeSpans* bpe_spans, Worker& w, ThreadCache& tc,
-                 SpanSink& out) const;
-  bool pieces_spans(const uint8_t* input, uint32_t size, uint32_t base, const BpeSpans* bpe_spans, Worker& w,
-                    ThreadCache& tc, SpanSink& out) const;
-  bool piece_spans(const uint8_t* p, uint32_t n, const BpeSpans* bpe_spans, Worker& w, ThreadCache& tc) const;
+  bool gap_spans(const uint8_t* s, uint32_t n, uint32_t base, const TokenSpans* table, Worker& w, ThreadCache& tc,
+                 SpanScratch& sc, SpanSink& out) const;
+  bool pieces_spans(const uint8_t* input, uint32_t size, uint32_t base, const TokenSpans* table, Worker& w,
+                    ThreadCache& tc, SpanScratch& sc, SpanSink& out) const;
+  bool piece_spans(const uint8_t* p, uint32_t n, const WordCache::Probe& q, const TokenSpans* table, Worker& w,
+                   ThreadCache& tc, SpanScratch& sc) const;
   Models models() const { return {bpe_.get(), piece_model_.get()}; }
   bool piece_form() const;
 

@@ -9,81 +9,118 @@
 
 namespace tagpipe {
 
-// ---- BpeSpans ------------------------------------------------------------------------------
+// ---- TokenSpans ------------------------------------------------------------------------------
 
-BpeSpans::BpeSpans(const std::vector<std::string>& strings, std::string prefix, std::string suffix, uint32_t unk_id,
-                   const std::vector<uint32_t>& byte_ids)
-    : prefix_(std::move(prefix)), suffix_(std::move(suffix)), unk_id_(unk_id), fallback_(strings.size(), -1) {
+TokenSpans::TokenSpans(const std::vector<std::string>& strings, std::string prefix, std::string suffix, uint32_t unk_id,
+                       const std::vector<uint32_t>& byte_ids, const std::vector<uint32_t>& refused, bool check_bytes)
+    : prefix_(std::move(prefix)),
+      suffix_(std::move(suffix)),
+      unk_id_(unk_id),
+      check_bytes_(check_bytes),
+      kind_(strings.size(), kPlain) {
   at_.reserve(strings.size() + 1);
-  for (const std::string& s : strings) {
+  for (size_t id = 0; id < strings.size(); id++) {
     at_.push_back(uint32_t(pool_.size()));
-    pool_ += s;
+    pool_ += strings[id];
+    if (strings[id].empty()) kind_[id] = kRefused;
   }
   at_.push_back(uint32_t(pool_.size()));
   for (size_t b = 0; b < byte_ids.size() && b < 256; b++)
-    if (byte_ids[b] < fallback_.size()) fallback_[byte_ids[b]] = int16_t(b);
+    if (byte_ids[b] < kind_.size()) kind_[byte_ids[b]] = int16_t(b);
+  for (uint32_t id : refused)
+    if (id < kind_.size()) kind_[id] = kRefused;
+  if (unk_id_ < kind_.size()) kind_[unk_id_] = kUnk;
 }
 
-bool BpeSpans::bytes_of(uint32_t id, size_t i, size_t count, const uint8_t*& s, uint32_t& len) const {
-  if (size_t(id) + 1 >= at_.size()) return false;
-  const char* p = pool_.data() + at_[id];
-  size_t n = at_[id + 1] - at_[id];
+bool TokenSpans::length_of(uint32_t id, size_t i, size_t count, uint32_t& len) const {
+  if (id >= kind_.size() || kind_[id] != kPlain) return false;
+  uint32_t n = at_[id + 1] - at_[id];
   // (the oracle puts the prefix on every character but the first, the suffix on the last)
-  if (i > 0 && !prefix_.empty()) {
-    if (n < prefix_.size() || std::memcmp(p, prefix_.data(), prefix_.size()) != 0) return false;
-    p += prefix_.size(), n -= prefix_.size();
-  }
-  if (i + 1 == count && !suffix_.empty()) {
-    if (n < suffix_.size() || std::memcmp(p + n - suffix_.size(), suffix_.data(), suffix_.size()) != 0) return false;
-    n -= suffix_.size();
-  }
-  s = reinterpret_cast<const uint8_t*>(p), len = uint32_t(n);
-  return n > 0;
+  const uint32_t cut = (i > 0 ? uint32_t(prefix_.size()) : 0) + (i + 1 == count ? uint32_t(suffix_.size()) : 0);
+  if (n <= cut) return false;
+  len = n - cut;
+  return true;
 }
 
-bool BpeSpans::spans(const uint8_t* p, uint32_t n, const uint32_t* ids, size_t count,
-                     std::vector<TokenSpan>& out) const {
+namespace {
+
+// a[0..n) == b[0..n): most tokens are a few bytes, shorter than a call of memcmp.
+inline bool same_bytes(const uint8_t* a, const uint8_t* b, size_t n) {
+  if (n > 16) return std::memcmp(a, b, n) == 0;
+  uint8_t diff = 0;
+  for (size_t i = 0; i < n; i++) diff |= uint8_t(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+}  // namespace
+
+bool TokenSpans::string_is(uint32_t id, size_t i, size_t count, const uint8_t* at) const {
+  const uint8_t* s = reinterpret_cast<const uint8_t*>(pool_.data()) + at_[id];
+  const size_t n = at_[id + 1] - at_[id], pre = i > 0 ? prefix_.size() : 0;
+  const size_t suf = i + 1 == count ? suffix_.size() : 0;
+  return same_bytes(s, reinterpret_cast<const uint8_t*>(prefix_.data()), pre) &&
+         same_bytes(s + n - suf, reinterpret_cast<const uint8_t*>(suffix_.data()), suf) &&
+         same_bytes(s + pre, at, n - pre - suf);
+}
+
+bool TokenSpans::token_at(const uint8_t* p, uint32_t n, uint32_t id, size_t i, size_t count, uint32_t pos,
+                          uint32_t& len) const {
+  if (id < kind_.size() && kind_[id] >= 0) {  // a <0xXX> byte-fallback token: its byte
+    len = 1;
+    return pos < n && p[pos] == uint8_t(kind_[id]);
+  }
+  return length_of(id, i, count, len) && len <= n - pos && (!check_bytes_ || string_is(id, i, count, p + pos));
+}
+
+bool TokenSpans::lay_back(const uint8_t* p, uint32_t end, uint32_t id, size_t i, size_t count, uint32_t& at) const {
+  uint32_t len = 1;
+  if (!(id < kind_.size() && kind_[id] >= 0) && !length_of(id, i, count, len)) return false;
+  if (len > end) return false;
+  at = end - len;
+  return token_at(p, end, id, i, count, at, len);
+}
+
+bool TokenSpans::spans(const uint8_t* p, uint32_t n, const uint32_t* ids, size_t count,
+                       std::vector<TokenSpan>& out) const {
   const size_t mark = out.size();
   // One token that is the whole piece as it stands (ignore_merges' lookup: no suffix).
-  if (count == 1 && size_t(ids[0]) + 1 < at_.size() && at_[ids[0] + 1] - at_[ids[0]] == n &&
-      std::memcmp(pool_.data() + at_[ids[0]], p, n) == 0) {
+  const uint32_t first = count ? ids[0] : 0;
+  if (count == 1 && first < kind_.size() && kind_[first] == kPlain && at_[first + 1] - at_[first] == n &&
+      (!check_bytes_ || same_bytes(reinterpret_cast<const uint8_t*>(pool_.data()) + at_[first], p, n))) {
     out.push_back({0, n});
     return true;
   }
-  // The lengths first: an unk token (one at most) takes what the others leave.
-  size_t unk = count, total = 0;
+  // Each token laid over the piece, one after another, up to an unk token (one at most): it
+  // takes what the others leave, and the tokens after it are laid back from the end.
+  size_t unk = count;
+  uint32_t pos = 0, len = 0;
   for (size_t i = 0; i < count; i++) {
-    const uint32_t id = ids[i];
-    const uint8_t* s;
-    uint32_t len = 0;
-    if (id < fallback_.size() && fallback_[id] >= 0) {
-      len = 1;
-    } else if (id == unk_id_) {
-      if (unk != count) return false;
+    if (ids[i] == unk_id_) {
       unk = i;
-    } else if (!bytes_of(id, i, count, s, len)) {
-      return false;
+      break;
     }
-    out.push_back({uint32_t(total), 0});
-    total += len;
-    out.back().end = uint32_t(total);
-  }
-  bool ok = unk == count ? total == n : total < n;
-  // Then each token's bytes laid over the piece, one after another.
-  for (size_t i = 0, pos = 0; ok && i < count; i++) {
-    TokenSpan& sp = out[mark + i];
-    uint32_t len = sp.end - sp.begin;
-    if (i == unk) len = uint32_t(n - total);
-    sp = {uint32_t(pos), uint32_t(pos + len)};
-    const uint32_t id = ids[i];
-    const uint8_t* s;
-    uint32_t slen;
-    if (id < fallback_.size() && fallback_[id] >= 0) ok = p[pos] == uint8_t(fallback_[id]);
-    else if (i != unk) ok = bytes_of(id, i, count, s, slen) && std::memcmp(p + pos, s, len) == 0;
+    if (!token_at(p, n, ids[i], i, count, pos, len)) return out.resize(mark), false;
+    out.push_back({pos, pos + len});
     pos += len;
   }
-  if (!ok) out.resize(mark);
-  return ok;
+  if (unk == count) {
+    if (pos == n) return true;
+    return out.resize(mark), false;
+  }
+  uint32_t end = n;
+  for (size_t i = count; i-- > unk + 1;) {
+    uint32_t at = 0;
+    if (ids[i] == unk_id_ || !lay_back(p, end, ids[i], i, count, at)) return out.resize(mark), false;
+    end = at;
+  }
+  if (end <= pos) return out.resize(mark), false;
+  out.push_back({pos, end});  // the unk token
+  for (size_t i = unk + 1; i < count; i++) {
+    token_at(p, n, ids[i], i, count, end, len);  // (proven by lay_back)
+    out.push_back({end, end + len});
+    end += len;
+  }
+  return true;
 }
 
 // ---- characters ----------------------------------------------------------------------------
@@ -109,14 +146,14 @@ void spans_to_chars(const uint8_t* s, uint32_t n, std::vector<uint32_t>& spans, 
 
 // ---- the encoder's offsets path ------------------------------------------------------------
 
-namespace {
-
 struct SpanScratch {
-  std::vector<uint32_t> ids;
+  std::vector<uint32_t> ids;  // one piece's
   std::vector<TokenSpan> spans;
   std::vector<uint32_t> index;  // spans_to_chars
   uint32_t found[WordCache::kRoom];
 };
+
+namespace {
 
 SpanScratch& span_scratch() {
   thread_local SpanScratch s;
@@ -125,51 +162,69 @@ SpanScratch& span_scratch() {
 
 }  // namespace
 
-// The ids of one piece from the word cache or the model, and their spans.
-bool Encoder::piece_spans(const uint8_t* p, uint32_t n, const BpeSpans* bpe_spans, Worker& w, ThreadCache& tc) const {
-  SpanScratch& sc = span_scratch();
+// The ids of one piece (probe q requested) and their spans: from the word cache, spanned by
+// the table -- or else the model's own (a piece model: exact; BPE: its ids, spanned by the
+// table or not at all).
+bool Encoder::piece_spans(const uint8_t* p, uint32_t n, const WordCache::Probe& q, const TokenSpans* table, Worker& w,
+                          ThreadCache& tc, SpanScratch& sc) const {
   sc.ids.clear(), sc.spans.clear();
-  if (piece_model_) return piece_model_->encode_spans(p, n, sc.ids, sc.spans, w.piece);
-  if (!bpe_spans) return false;
   WordCache& cache = tc.words;
-  const WordCache::Probe q = WordCache::probe(p, n);
-  const uint32_t c = cache.find<true>(p, n, q, sc.found);
+  const uint32_t c = cache.find<false>(p, n, q, sc.found);
   const uint32_t* ids;
   uint32_t got;
-  if (c - 1 < WordCache::kRoom) {
-    sc.ids.assign(sc.found, sc.found + c);
-  } else if (c == WordCache::kNotInline && cache.find_long(p, n, q, ids, got)) {
-    sc.ids.assign(ids, ids + got);
+  bool hit = true;
+  if (c - 1 < WordCache::kRoom) sc.ids.assign(sc.found, sc.found + c);
+  else if (c == WordCache::kNotInline && cache.find_long(p, n, q, ids, got)) sc.ids.assign(ids, ids + got);
+  else hit = false;
+  if (hit && table && table->spans(p, n, sc.ids.data(), sc.ids.size(), sc.spans)) return true;
+  if (piece_model_) {
+    sc.ids.clear(), sc.spans.clear();
+    if (!piece_model_->encode_spans(p, n, sc.ids, sc.spans, w.piece)) return false;
+  } else if (hit || !table) {
+    return false;
   } else {
     bpe_->encode(p, n, sc.ids, w.bpe);
+  }
+  if (!hit) {
     if (cache.pending()) caches_.rebudget(cache);
     cache.insert(p, n, sc.ids.data(), uint32_t(sc.ids.size()));
   }
-  return bpe_spans->spans(p, n, sc.ids.data(), sc.ids.size(), sc.spans);
+  return piece_model_ || table->spans(p, n, sc.ids.data(), sc.ids.size(), sc.spans);
 }
 
-// The tokens of w.pieces (split from `input`, whose origin 0 is at `base`) with their spans.
-bool Encoder::pieces_spans(const uint8_t* input, uint32_t size, uint32_t base, const BpeSpans* bpe_spans, Worker& w,
-                           ThreadCache& tc, SpanSink& out) const {
+// The tokens of w.pieces (split from `input`, whose origin 0 is at `base`) with their spans;
+// each piece's cache slot is requested kAhead pieces before its lookup.
+bool Encoder::pieces_spans(const uint8_t* input, uint32_t size, uint32_t base, const TokenSpans* table, Worker& w,
+                           ThreadCache& tc, SpanScratch& sc, SpanSink& out) const {
+  constexpr size_t kAhead = 16;
   const pretok::PreTokenized& pt = w.pieces;
-  if (bpe_ && !pt.pieces.empty() && pt.text.byte_mapped != bpe_->byte_level()) return false;
-  const SpanScratch& sc = span_scratch();
-  for (const pretok::Piece& piece : pt.pieces) {
+  const std::vector<pretok::Piece>& pieces = pt.pieces;
+  if (bpe_ && !pieces.empty() && pt.text.byte_mapped != bpe_->byte_level()) return false;
+  WordCache::Probe ahead[kAhead];
+  auto request = [&](size_t k) {
+    if (pieces[k].end > pieces[k].begin)
+      tc.words.request(pt.text.bytes + pieces[k].begin, pieces[k].end - pieces[k].begin, ahead[k % kAhead]);
+  };
+  for (size_t k = 0; k < pieces.size() && k < kAhead; k++) request(k);
+  for (size_t k = 0; k < pieces.size(); k++) {
+    const pretok::Piece piece = pieces[k];
+    const WordCache::Probe q = ahead[k % kAhead];  // (before the request below reuses the slot)
+    if (k + kAhead < pieces.size()) request(k + kAhead);
     if (piece.begin == piece.end) continue;
-    if (!piece_spans(pt.text.bytes + piece.begin, piece.end - piece.begin, bpe_spans, w, tc)) return false;
-    for (size_t k = 0; k < sc.ids.size(); k++) {
-      const TokenSpan sp = sc.spans[k];
+    if (!piece_spans(pt.text.bytes + piece.begin, piece.end - piece.begin, q, table, w, tc, sc)) return false;
+    for (size_t t = 0; t < sc.ids.size(); t++) {
+      const TokenSpan sp = sc.spans[t];
       if (sp.begin >= sp.end) return false;  // (no model makes an empty one)
       const pretok::Origin o = pt.origin({piece.begin + sp.begin, piece.begin + sp.end}, input, size);
-      out.push(sc.ids[k], base + o.begin, base + o.end);
+      out.push(sc.ids[t], base + o.begin, base + o.end);
     }
   }
   return true;
 }
 
 // One gap between raw added tokens (s[0..n), at `base` in the text), as encode_gap.
-bool Encoder::gap_spans(const uint8_t* s, uint32_t n, uint32_t base, const BpeSpans* bpe_spans, Worker& w,
-                        ThreadCache& tc, SpanSink& out) const {
+bool Encoder::gap_spans(const uint8_t* s, uint32_t n, uint32_t base, const TokenSpans* token_spans, Worker& w,
+                        ThreadCache& tc, SpanScratch& sc, SpanSink& out) const {
   if (!normalizer_.run(s, n, w.gap, w.norm, true)) return false;
   const bool rewritten = w.gap.rewritten();
   w.norm_segments.clear();
@@ -190,14 +245,15 @@ bool Encoder::gap_spans(const uint8_t* s, uint32_t n, uint32_t base, const BpeSp
     const uint32_t sub_base = rewritten ? base : base + seg.begin;
     w.pretok.offsets_unused = false;
     pre_tokenizer_.run(w.sub, sub_base, w.pieces, w.pretok);
-    if (!pieces_spans(w.sub.bytes, w.sub.size, sub_base, bpe_spans, w, tc, out)) return false;
+    if (!pieces_spans(w.sub.bytes, w.sub.size, sub_base, token_spans, w, tc, sc, out)) return false;
   }
   return true;
 }
 
-bool Encoder::text_spans(const uint8_t* s, uint32_t n, const BpeSpans* bpe_spans, Worker& w, ThreadCache& tc,
+bool Encoder::text_spans(const uint8_t* s, uint32_t n, const TokenSpans* token_spans, Worker& w, ThreadCache& tc,
                          SpanSink& out) const {
   const size_t base = out.size();
+  SpanScratch& sc = span_scratch();
   w.raw_segments.clear();
   if (raw_.empty()) w.raw_segments.push_back({added::Segment::kText, 0, n});
   else raw_.split(s, n, w.raw_segments);
@@ -205,17 +261,17 @@ bool Encoder::text_spans(const uint8_t* s, uint32_t n, const BpeSpans* bpe_spans
   for (size_t k = 0; ok && k < w.raw_segments.size(); k++) {
     const added::Segment seg = w.raw_segments[k];  // (a copy: gap_spans reuses the worker)
     if (seg.id != added::Segment::kText) out.push(seg.id, seg.begin, seg.end, true);
-    else ok = gap_spans(s + seg.begin, seg.end - seg.begin, seg.begin, bpe_spans, w, tc, out);
+    else ok = gap_spans(s + seg.begin, seg.end - seg.begin, seg.begin, token_spans, w, tc, sc, out);
   }
   if (!ok) {
     out.resize(base);
     return false;
   }
-  spans_to_chars(s, n, out.spans, base, span_scratch().index);
+  spans_to_chars(s, n, out.spans, base, sc.index);
   return true;
 }
 
-void Encoder::encode_offsets(const std::vector<Units>& docs, const BpeSpans* bpe_spans, int threads,
+void Encoder::encode_offsets(const std::vector<Units>& docs, const TokenSpans* token_spans, int threads,
                              SpanBatch& out) const {
   const size_t n = docs.size();
   out.delegate.assign(n, kEncoded);
@@ -237,7 +293,7 @@ void Encoder::encode_offsets(const std::vector<Units>& docs, const BpeSpans* bpe
       uint32_t len;
       const uint8_t* s = utf8_of(docs[i], w, len);
       if (!s) out.delegate[i] = kNotUtf8;
-      else if (!text_spans(s, len, bpe_spans, w, *cache, sink)) out.delegate[i] = kDelegate;
+      else if (!text_spans(s, len, token_spans, w, *cache, sink)) out.delegate[i] = kDelegate;
       spans[i] = {uint32_t(t), begin, sink.size()};
     }
     trim_utf8(w);

@@ -428,9 +428,10 @@ class PreTokenizer(metaclass=_pybind11_type):
         """(content or None: the input itself, byte_mapped, pieces uint32[n, 2] into content,
         offsets uint32[n, 2] into the input's UTF-8)."""
 
-class BpeSpans(metaclass=_pybind11_type):
-    """What BPE's offsets need of its tokens (encode/offsets.h): each id's bytes in a piece
-    (b"": unknown), the prefix and suffix in that form, the unk id, the <0xXX> ids."""
+class TokenSpans(metaclass=_pybind11_type):
+    """What the spans of the word cache's ids need (encode/offsets.h): each id's bytes in a
+    piece (b"": unknown), the prefix and suffix in that form, the unk id, the <0xXX> ids, the
+    ids its model spans itself, and whether spans are checked byte for byte."""
 
     def __init__(
         self,
@@ -439,6 +440,8 @@ class BpeSpans(metaclass=_pybind11_type):
         suffix: bytes,
         unk_id: Optional[int],
         byte_ids: Sequence[Optional[int]],
+        refused: Sequence[int],
+        check_bytes: bool,
     ) -> None: ...
 
 class Encoder(metaclass=_pybind11_type):
@@ -461,7 +464,7 @@ class Encoder(metaclass=_pybind11_type):
         truncate_left: bool = False,
     ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64], npt.NDArray[np.bool_]]: ...
     def encode_offsets(
-        self, texts: list[Any], bpe_spans: Optional[BpeSpans], threads: int
+        self, texts: list[Any], token_spans: Optional[TokenSpans], threads: int
     ) -> tuple[
         npt.NDArray[np.uint32],
         npt.NDArray[np.int64],

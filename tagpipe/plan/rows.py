@@ -159,18 +159,19 @@ def assemble(pieces: Pieces, parts: list[_Part], window_types: tuple[int, int], 
             special[pos] = 1
             type_ids[pos] = type_id
         else:
-            part = parts[src]
-            base = np.repeat(_starts(length), length)
-            at = np.arange(int(length.sum()))
-            pos = at + np.repeat(start, length) - base
-            took = at + np.repeat(part.start, length) - base
+            part, count = parts[src], int(length.sum())
+            pos = np.arange(count) + np.repeat(start - _starts(length), length)
+            # (every row's whole sequence, in order: the side's arrays as they are)
+            whole = count == len(part.side.ids) and np.array_equal(part.start, part.side.offsets[:-1])
+            took = slice(None) if whole else pos + np.repeat(part.start - start, length)
             ids[pos] = part.side.ids[took]
             firsts = part.first.all()
             type_ids[pos] = type_id if firsts else np.repeat(np.where(part.first, type_id, window_types[src]), length)
             if spans is not None:
                 got = part.side.spans[took]
                 if trimming is not None:
-                    got = trim(got, part.side.lead[took], part.side.trail[took], at == base, trimming)
+                    first = pos == np.repeat(start, length)
+                    got = trim(got, part.side.lead[took], part.side.trail[took], first, trimming)
                 spans[pos] = got
         start += length
     return Rows(ids, type_ids, special, np.ones(size, dtype=np.uint8), offsets, spans)
