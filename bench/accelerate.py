@@ -36,7 +36,14 @@ from bench import harness
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 MODELS = ["all-minilm-l6-v2"]
-PAD = {"gpt2": "<|endoftext|>", "llama2": "</s>", "llama3": "<|end_of_text|>", "bert-wiki": "[PAD]"}
+PAD = {
+    "gpt2": "<|endoftext|>",
+    "llama2": "</s>",
+    "llama3": "<|end_of_text|>",
+    "bert-wiki": "[PAD]",
+    "roberta-base": "<pad>",
+    "t5-small": "<pad>",
+}
 
 
 def load(model: str):
@@ -83,6 +90,7 @@ def engines(model: str, pairs: bool, kw: dict) -> list[harness.Engine]:
     def args(docs):
         if not pairs:
             return (docs,)
+        docs = docs[: len(docs) // 2 * 2]  # (as many firsts as seconds)
         first = docs[0::2]
         if kw.get("truncation") == "only_second":  # (questions, then contexts)
             first = [d[:200] for d in first]
