@@ -134,7 +134,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     kw = call_options(args.call, args.pairs, args.max_length, args.stride)
     shown = ", ".join(f"{k}={v!r}" for k, v in kw.items())
-    call = f"tok({'docs[0::2], docs[1::2]' if args.pairs else 'docs'}, {shown})"
+    first = "[d[:200] for d in docs[0::2]]" if kw.get("truncation") == "only_second" else "docs[0::2]"
+    call = f"tok({f'{first}, docs[1::2]' if args.pairs else 'docs'}, {shown})"
     parts, ok = [], True
     for model in args.models:
         print(f"{model}: MB/s of input text per round, {call}")
