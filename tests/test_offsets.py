@@ -7,7 +7,6 @@ prefixes, dropped characters)."""
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
 
@@ -18,6 +17,7 @@ from hypothesis import strategies as st
 
 import tagpipe
 
+from support import layouts
 from support import strategies as S
 from support.data import SHARED, needs_shared
 from support.layouts import PADDINGS, PROCESSORS, WORDS, small_doc
@@ -25,7 +25,6 @@ from support.layouts import PADDINGS, PROCESSORS, WORDS, small_doc
 MODELS = ["bert-wiki", "all-minilm-l6-v2", "roberta-base", "gpt2", "llama2", "llama3", "t5-small"]
 # (NFC, t5's NFKC: a text that is not inert is delegated, per text -- its sequence spliced in)
 SPLICED = {"t5-small", "qwen3"}
-FIELDS = ("ids", "type_ids", "special_tokens_mask", "attention_mask", "offsets")
 
 
 def load(name: str) -> dict:
@@ -43,27 +42,9 @@ def pair_of(text: str):
 
 
 def assert_rows(tok, oracle, texts, pairs, add=True, strict=True, overflowing=True) -> None:
-    """tagpipe's rows equal the oracle's encodings and their overflowing ones (or both raise)."""
-    inputs = texts if pairs is None else list(zip(texts, pairs))
-    kw = {"offsets": True, "overflowing": overflowing}
-    try:
-        want = oracle.encode_batch(inputs, add_special_tokens=add)
-    except BaseException as e:
-        if isinstance(e, (KeyboardInterrupt, SystemExit)):
-            raise
-        with pytest.raises(BaseException) as raised:  # (the oracle's own error, asked again)
-            tok.encode_batch_pairs(texts, pairs, add, **kw)
-        assert not isinstance(raised.value, (AssertionError, tagpipe.DelegationError))
-        return
-    with tagpipe.delegation_disabled() if strict else contextlib.nullcontext():
-        got = tok.encode_batch_pairs(texts, pairs, add, **kw)
-    rows = [(i, r) for i, e in enumerate(want) for r in ([e] + list(e.overflowing) if overflowing else [e])]
-    assert len(got) == len(rows)
-    if overflowing:
-        assert got.overflow_to_sample_mapping.tolist() == [i for i, _ in rows]
-    for k, (g, (i, w)) in enumerate(zip(got, rows)):
-        for f in FIELDS:
-            assert getattr(g, f) == getattr(w, f), (f, k, inputs[i])
+    """tagpipe's rows equal the oracle's encodings with their offsets, and their overflowing
+    ones (or both raise)."""
+    layouts.assert_rows(tok, oracle, texts, pairs, add, strict, offsets=True, overflowing=overflowing)
 
 
 def with_truncation(doc: dict, max_length, stride, strategy="LongestFirst", direction="Right", padding=None) -> str:
@@ -98,6 +79,18 @@ def test_hypothesis_offsets(name, rows, add):
     a, b = (list(x) for x in zip(*rows))
     assert_rows(tok, oracle, a, b, add, strict=name not in SPLICED, overflowing=False)
     assert_rows(tok, oracle, a, None, add, strict=name not in SPLICED, overflowing=False)
+
+
+@needs_shared
+def test_trim_reads_an_added_tokens_matched_text():
+    """gpt-neox-20b: ByteLevel's trim_offsets, normalized added tokens of spaces (whose matched
+    text the trim reads) and NFC (native where it changes nothing: the rest spliced in)."""
+    tok, oracle = pair_of(json.dumps(dict(load("gpt-neox-20b"), truncation=None, padding=None)))
+    assert not tok.explain_offsets()
+    texts = ["x" + " " * k + "y" for k in range(1, 28)] + ["  a   b\n\n   c", " " * 40, "é\u0301  x"]
+    assert_rows(tok, oracle, texts, texts[::-1], True, strict=False, overflowing=False)
+    with tagpipe.delegation_disabled():
+        assert_rows(tok, oracle, texts[:-1], None, False, overflowing=False)
 
 
 # -- every form x every short truncation (with a stride) and padding ---------------------------

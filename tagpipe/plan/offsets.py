@@ -8,8 +8,9 @@ where they cannot be is delegated to tokenizers, whole).  Delegated for the whol
 
 * BPE with a ``continuing_subword_prefix`` or ``end_of_word_suffix`` on ByteLevel pieces;
 * ``trim_offsets`` (ByteLevel, RobertaProcessing) on a model that is not ByteLevel BPE, or on
-  normalized added tokens under a normalizer (the trim reads the normalized text), or in more
-  than one post-processor of a Sequence.
+  normalized added tokens under a normalizer that may change the text (the trim reads the
+  normalized text; NFC and NFKC run natively only where they change nothing), or in more than
+  one post-processor of a Sequence.
 
 The trim (``process_offsets`` of tokenizers' byte_level.rs) moves a token's start past its
 leading spaces (``Ġ`` or whitespace characters of the token's string: a model token's
@@ -41,6 +42,14 @@ def _trimmers(node: Optional[spec.PostProcessor]) -> list:
     return []
 
 
+def _rewrites(node: Optional[spec.Normalizer]) -> bool:
+    """Whether the native normalizer may change a text it runs on (NFC and NFKC run natively
+    only on the texts they leave as they are: the others are delegated)."""
+    if isinstance(node, spec.NormalizerSequence):
+        return any(_rewrites(child) for child in node.normalizers)
+    return node is not None and not isinstance(node, (spec.NFC, spec.NFKC))
+
+
 def plan_offsets(loaded: spec.TokenizerSpec, byte_level: bool) -> OffsetsPlan:
     """Whether the offsets of this (native) tokenizer are native; `byte_level`: the
     pre-tokenizer hands the model ByteLevel pieces."""
@@ -55,6 +64,6 @@ def plan_offsets(loaded: spec.TokenizerSpec, byte_level: bool) -> OffsetsPlan:
         return OffsetsPlan("post_processor: trim_offsets in more than one post-processor")
     if not (bpe and byte_level):
         return OffsetsPlan("post_processor: trim_offsets on tokens that are not ByteLevel BPE's")
-    if loaded.normalizer is not None and any(t.normalized for t in loaded.added_tokens):
+    if _rewrites(loaded.normalizer) and any(t.normalized for t in loaded.added_tokens):
         return OffsetsPlan("post_processor: trim_offsets on normalized added tokens (it reads the normalized text)")
     return OffsetsPlan(trim=True, trim_prefix_space=trimmers[0].add_prefix_space)
