@@ -36,14 +36,7 @@ from bench import harness
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 MODELS = ["all-minilm-l6-v2"]
-PAD = {
-    "gpt2": "<|endoftext|>",
-    "llama2": "</s>",
-    "llama3": "<|end_of_text|>",
-    "bert-wiki": "[PAD]",
-    "roberta-base": "<pad>",
-    "t5-small": "<pad>",
-}
+PAD = {"gpt2": "<|endoftext|>", "llama2": "</s>", "llama3": "<|end_of_text|>"}
 
 
 def load(model: str):
@@ -55,8 +48,9 @@ def load(model: str):
         tok = transformers.AutoTokenizer.from_pretrained(str(folder))
     else:
         tok = transformers.PreTrainedTokenizerFast(tokenizer_file=str(folder / "tokenizer.json"))
-    if tok.pad_token is None:
-        tok.pad_token = PAD.get(model, tok.eos_token)
+    if tok.pad_token is None:  # (else a pad token of the vocabulary: <pad>, [PAD])
+        vocab = tok.get_vocab()
+        tok.pad_token = PAD.get(model) or next((t for t in ("<pad>", "[PAD]") if t in vocab), tok.eos_token)
     return tok
 
 

@@ -7,14 +7,12 @@ disabled (t5 aside: a text its NFKC changes goes to the oracle, and its row is s
 
 from __future__ import annotations
 
-import contextlib
-
 import pytest
 
 import tagpipe
 
 from support.data import SHARED, needs_shared
-from support.hf import hf_tokenizer, same, samples
+from support.hf import check, hf_tokenizer, same, samples
 
 transformers = pytest.importorskip("transformers")
 
@@ -40,24 +38,6 @@ def accelerated(name):
     return hf_tokenizer(name), tagpipe.accelerate(hf_tokenizer(name))
 
 
-def check(original, fast, strict, *args, **kw):
-    """Both give the same result on the tagpipe path, or both raise."""
-    try:
-        want = original(*args, **kw)
-    except BaseException as e:  # the backend's error or panic
-        if isinstance(e, (KeyboardInterrupt, SystemExit)):
-            raise
-        with pytest.raises(BaseException) as raised:
-            fast(*args, **kw)
-        assert not isinstance(raised.value, (AssertionError, tagpipe.DelegationError))
-        return False
-    with tagpipe.delegation_disabled() if strict else contextlib.nullcontext():
-        got = fast(*args, **kw)
-    assert fast.tagpipe_last_path == "tagpipe", (kw, fast.tagpipe_last_path)
-    assert same(want, got), (args, kw)
-    return True
-
-
 @needs_shared
 @pytest.mark.parametrize("name", MODELS)
 @pytest.mark.parametrize("sides", [("right", "right"), ("left", "left")])
@@ -70,11 +50,11 @@ def test_offsets_and_overflow_equal_the_original(name, sides):
     seconds = texts[::-1]
     served = 0
     for kw in CALLS:
-        served += check(original, fast, strict, texts, seconds, **kw)  # a batch of pairs
-        served += check(original, fast, strict, texts, **kw)  # a batch of single texts
+        served += check(original, fast, texts, seconds, strict=strict, **kw)  # a batch of pairs
+        served += check(original, fast, texts, strict=strict, **kw)  # a batch of single texts
         for a, b in zip(texts[:4], seconds[:4]):
-            served += check(original, fast, strict, a, b, **kw)  # one pair
-            served += check(original, fast, strict, a, **kw)  # one text: a batch dimension with overflow
+            served += check(original, fast, a, b, strict=strict, **kw)  # one pair
+            served += check(original, fast, a, strict=strict, **kw)  # one text: a batch dimension with overflow
     assert served > len(CALLS) * 4
 
 
@@ -86,10 +66,11 @@ def test_autotokenizer_bert_offsets():
     fast = tagpipe.accelerate(transformers.AutoTokenizer.from_pretrained(path))
     texts = samples(8, seed=6)
     for kw in CALLS:
-        check(original, fast, True, texts, **kw)
-        check(original, fast, True, texts, texts[::-1], **kw)
+        check(original, fast, texts, strict=True, **kw)
+        check(original, fast, texts, texts[::-1], strict=True, **kw)
     kw = {"padding": True, "truncation": True, "return_tensors": "np", "return_offsets_mapping": True}
-    assert check(original, fast, True, texts, **kw) and check(original, fast, True, texts, texts[::-1], **kw)
+    assert check(original, fast, texts, strict=True, **kw)
+    assert check(original, fast, texts, texts[::-1], strict=True, **kw)
 
 
 @needs_shared

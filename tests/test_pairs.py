@@ -18,12 +18,11 @@ import tagpipe
 
 from support import strategies as S
 from support.data import SHARED, needs_shared
-from support.layouts import PADDINGS, PROCESSORS, TRUNCATIONS, WORDS, small_doc
+from support.layouts import PADDINGS, PROCESSORS, TRUNCATIONS, WORDS, assert_rows, small_doc
 
 MODELS = ["bert-wiki", "all-minilm-l6-v2", "roberta-base", "gpt2", "llama2", "llama3", "t5-small"]
 # (NFC: a text that is not NFC-inert is delegated -- its sequence spliced in from the oracle)
 SPLICED = ["qwen3"]
-FIELDS = ("ids", "type_ids", "special_tokens_mask", "attention_mask")
 
 
 def load(name: str) -> str:
@@ -32,25 +31,7 @@ def load(name: str) -> str:
 
 def assert_same(tok: tagpipe.Tokenizer, oracle, texts, pairs, add_special=True, strict=True) -> None:
     """tagpipe's rows equal the oracle's encodings, field by field (or both raise)."""
-    inputs = texts if pairs is None else list(zip(texts, pairs))
-    try:
-        want = oracle.encode_batch(inputs, add_special_tokens=add_special)
-    except BaseException as e:
-        if isinstance(e, (KeyboardInterrupt, SystemExit)):
-            raise
-        with pytest.raises(BaseException) as raised:  # (the oracle's own error, asked again)
-            tok.encode_batch_pairs(texts, pairs, add_special)
-        assert not isinstance(raised.value, (AssertionError, tagpipe.DelegationError))
-        return
-    if strict:
-        with tagpipe.delegation_disabled():
-            got = tok.encode_batch_pairs(texts, pairs, add_special)
-    else:
-        got = tok.encode_batch_pairs(texts, pairs, add_special)
-    assert len(got) == len(want)
-    for i, (g, w) in enumerate(zip(got, want)):
-        for f in FIELDS:
-            assert getattr(g, f) == getattr(w, f), (f, i, inputs[i])
+    assert_rows(tok, oracle, texts, pairs, add_special, strict)
 
 
 @needs_shared

@@ -81,6 +81,25 @@ class PyPreTokenizer {
   pretok::PreTokenizer impl_;
 };
 
+// A list of str as the encoder's documents (each held alive while the GIL is released).
+struct Docs {
+  std::vector<Text> keep;
+  std::vector<Units> units;
+  explicit Docs(const py::list& texts) {
+    keep.reserve(texts.size());
+    units.reserve(texts.size());
+    for (const auto& t : texts) {
+      keep.emplace_back(t);
+      units.push_back(keep.back().units);
+    }
+  }
+  // The first document the encoder found a lone surrogate in: CPython's error for it.
+  void raise_not_utf8(const std::vector<uint8_t>& delegate) const {
+    for (size_t i = 0; i < units.size(); i++)
+      if (delegate[i] == Encoder::kNotUtf8) keep[i].raise_not_utf8();
+  }
+};
+
 // The encoder of a native plan (tagpipe.plan builds its EncoderConfig; it is trusted).
 class PyEncoder {
  public:
@@ -103,21 +122,13 @@ class PyEncoder {
 
   // (ids uint32[N], offsets int64[n+1], delegate bool[n]) for a list of str.
   py::tuple encode_batch(const py::list& texts, bool add_special, int threads, int64_t limit, bool left) const {
-    std::vector<Text> keep;
-    keep.reserve(texts.size());
-    std::vector<Units> docs;
-    docs.reserve(texts.size());
-    for (const auto& t : texts) {
-      keep.emplace_back(t);
-      docs.push_back(keep.back().units);
-    }
+    const Docs docs(texts);
     Encoder::Batch batch;
     {
       py::gil_scoped_release nogil;
-      impl_.encode_batch(docs, add_special, threads, batch, truncation(limit, left));
+      impl_.encode_batch(docs.units, add_special, threads, batch, truncation(limit, left));
     }
-    for (size_t i = 0; i < docs.size(); i++)
-      if (batch.delegate[i] == Encoder::kNotUtf8) keep[i].raise_not_utf8();
+    docs.raise_not_utf8(batch.delegate);
     return batch_tuple(batch);
   }
 
@@ -152,21 +163,13 @@ class PyEncoder {
   // bool[N]: an added token's match, delegate bool[n]) for a list of str, without special
   // tokens, truncation or padding.
   py::tuple encode_offsets(const py::list& texts, const TokenSpans* token_spans, int threads) const {
-    std::vector<Text> keep;
-    keep.reserve(texts.size());
-    std::vector<Units> docs;
-    docs.reserve(texts.size());
-    for (const auto& t : texts) {
-      keep.emplace_back(t);
-      docs.push_back(keep.back().units);
-    }
+    const Docs docs(texts);
     Encoder::SpanBatch batch;
     {
       py::gil_scoped_release nogil;
-      impl_.encode_offsets(docs, token_spans, threads, batch);
+      impl_.encode_offsets(docs.units, token_spans, threads, batch);
     }
-    for (size_t i = 0; i < docs.size(); i++)
-      if (batch.delegate[i] == Encoder::kNotUtf8) keep[i].raise_not_utf8();
+    docs.raise_not_utf8(batch.delegate);
     const py::ssize_t count = py::ssize_t(batch.ids.size());
     py::array_t<uint32_t> spans = to_numpy(std::move(batch.spans));
     py::array_t<bool> delegate(py::ssize_t(batch.delegate.size())), added(count);
