@@ -7,7 +7,9 @@ Dev-only: needs the pinned oracle (``pip install tokenizers==0.23.3``).  Writes
   being a class of characters on which every supported property (general categories, their
   major classes, ``\\s \\d \\w \\h .``) agrees -- so each property is a set of atoms;
 - ``tagpipe/plan/regex/props_generated.py``: each property as a bit mask over atoms, and
-  the case-insensitive closure ``(?i:c)`` of every ASCII character.
+  the case-insensitive closure ``(?i:c)`` of every ASCII character;
+- ``tagpipe/plan/regex/scripts_generated.py``: every Unicode script Oniguruma knows
+  (``\\p{Han}``) as code point ranges, and its aliases (tables/gen_regex_scripts.py).
 
 Every set is read off the oracle's own Oniguruma (a ``Split`` that keeps only the matches)
 over all 1,112,064 scalar values -- never from Python's ``unicodedata``.
@@ -24,10 +26,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tables"))
+from gen_regex_scripts import emit_py as emit_scripts_py  # noqa: E402
+from gen_regex_scripts import script_ranges  # noqa: E402
 from gen_tables import BLOCK, ORACLE, SCALARS, onig  # noqa: E402
 
 HEADER = ROOT / "tables" / "generated" / "regex_atoms.h"
 PYMOD = ROOT / "tagpipe" / "plan" / "regex" / "props_generated.py"
+SCRIPTS_PY = ROOT / "tagpipe" / "plan" / "regex" / "scripts_generated.py"
 
 GENERAL = "Lu Ll Lt Lm Lo Mn Mc Me Nd Nl No Pc Pd Ps Pe Pi Pf Po Sm Sc Sk So Zs Zl Zp Cc Cf Co Cn".split()
 MAJOR = "L M N P S Z C".split()
@@ -133,7 +138,11 @@ def main() -> int:
     ap.add_argument("--check", action="store_true", help="fail if the committed files are stale")
     args = ap.parse_args()
     per_cp, masks, count = atoms()
-    outputs = {HEADER: emit_header(per_cp, count), PYMOD: emit_py(masks, count, fold_closures())}
+    outputs = {
+        HEADER: emit_header(per_cp, count),
+        PYMOD: emit_py(masks, count, fold_closures()),
+        SCRIPTS_PY: emit_scripts_py(script_ranges()),
+    }
     stale = []
     for path, text in outputs.items():
         if args.check:

@@ -88,7 +88,7 @@ def bpe(vocab: dict, merges: list) -> str:
     return bpe_json(vocab, merges, unk="[UNK]", pre={"type": "Whitespace"})
 
 
-@pytest.mark.parametrize("big", [10**9, 2**31, 2**32 - 2])
+@pytest.mark.parametrize("big", [10**9, 2**31, 2**32 - 2, 2**32 - 1])
 def test_a_large_id_costs_no_memory(big):
     """A ~500-byte file whose merges use the id `big`: the oracle loads it in a few MB."""
     text_json = bpe({"a": 0, "b": 1, "ab": big, "abab": 2, "[UNK]": 3}, [["a", "b"], ["ab", "ab"]])

@@ -420,6 +420,10 @@ FIRST_NORMALIZERS = {
     "Strip": STANDALONE["Strip"],
     "NFKD+Lowercase": {"type": "Sequence", "normalizers": [{"type": "NFKD"}, {"type": "Lowercase"}]},
     "Space-runs": STANDALONE["Replace-space-runs"],
+    # the content takes the origin of the match's last character (not its first): "hello" ->
+    # "xllo" does not start at offset 0, nor does "y" for the first two spaces of "  a  b  "
+    "Replace-he": {"type": "Replace", "pattern": {"String": "he"}, "content": "x"},
+    "Space-runs-y": {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": "y"},
 }
 
 

@@ -90,9 +90,6 @@ py::class_<T, Options...> record(py::handle scope, const char* name, const char*
   return cls;
 }
 
-// An id that may be absent: None <-> kNone.
-std::optional<uint32_t> maybe(uint32_t id, uint32_t none) { return id == none ? std::nullopt : std::optional(id); }
-
 // A vocabulary, dict token -> id, read in place (a list of pairs would be a tuple per token).
 StringTable vocab_from(const py::dict& d) {
   StringTable vocab;
@@ -214,9 +211,7 @@ void bind_models(py::module_& m) {
       .def_readwrite("rstrip", &added::Token::rstrip);
 
   record<BpeOptions>(m, "BpeOptions", "A BPE model's options (the vocabulary and merges: EncoderConfig)")
-      .def_property(
-          "unk_id", [](const BpeOptions& o) { return maybe(o.unk_id, BpeOptions::kNone); },
-          [](BpeOptions& o, std::optional<uint32_t> id) { o.unk_id = id.value_or(BpeOptions::kNone); })
+      .def_readwrite("unk_id", &BpeOptions::unk_id)
       .def_readwrite("fuse_unk", &BpeOptions::fuse_unk)
       .def_readwrite("byte_fallback", &BpeOptions::byte_fallback)
       .def_readwrite("ignore_merges", &BpeOptions::ignore_merges)
@@ -224,9 +219,7 @@ void bind_models(py::module_& m) {
       .def_readwrite("suffix", &BpeOptions::suffix);
 
   record<WordPieceOptions>(m, "WordPieceOptions", "A WordPiece model's options")
-      .def_property(
-          "unk_id", [](const WordPieceOptions& o) { return maybe(o.unk_id, WordPieceOptions::kNone); },
-          [](WordPieceOptions& o, std::optional<uint32_t> id) { o.unk_id = id.value_or(WordPieceOptions::kNone); })
+      .def_readwrite("unk_id", &WordPieceOptions::unk_id)
       .def_readwrite("prefix", &WordPieceOptions::prefix)
       .def_readwrite("max_chars", &WordPieceOptions::max_chars);
 
@@ -238,14 +231,12 @@ void bind_models(py::module_& m) {
            py::arg("vocab"), py::arg("options"));
   py::class_<WordLevel, PieceModel, std::shared_ptr<WordLevel>>(m, "WordLevel")
       .def(py::init([](const py::dict& vocab, std::optional<uint32_t> unk_id) {
-             return std::make_shared<WordLevel>(vocab_from(vocab), unk_id.value_or(StringTable::kMissing));
+             return std::make_shared<WordLevel>(vocab_from(vocab), unk_id);
            }),
            py::arg("vocab"), py::arg("unk_id"));
   py::class_<Unigram, PieceModel, std::shared_ptr<Unigram>>(m, "Unigram")
       .def(py::init([](const std::vector<std::pair<std::string, double>>& pieces, std::optional<uint32_t> unk_id,
-                       bool byte_fallback) {
-             return std::make_shared<Unigram>(pieces, unk_id.value_or(Unigram::kNone), byte_fallback);
-           }),
+                       bool byte_fallback) { return std::make_shared<Unigram>(pieces, unk_id, byte_fallback); }),
            py::arg("pieces"), py::arg("unk_id"), py::arg("byte_fallback"));
 }
 

@@ -228,10 +228,10 @@ bool Encoder::gap_spans(const uint8_t* s, uint32_t n, uint32_t base, const Token
   if (!normalizer_.run(s, n, w.gap, w.norm, true)) return false;
   const bool rewritten = w.gap.rewritten();
   w.norm_segments.clear();
-  if (normalized_.empty()) w.norm_segments.push_back({added::Segment::kText, 0, w.gap.size});
+  if (normalized_.empty()) w.norm_segments.push_back(added::Segment::of_text(0, w.gap.size));
   else normalized_.split(w.gap.bytes, w.gap.size, w.norm_segments);
   for (const added::Segment& seg : w.norm_segments) {
-    if (seg.id != added::Segment::kText) {  // (a match of whole characters)
+    if (!seg.text) {  // (a match of whole characters)
       const uint32_t b = rewritten ? w.gap.origin[seg.begin].begin : seg.begin;
       const uint32_t e = rewritten ? w.gap.origin[seg.end - 1].end : seg.end;
       out.push(seg.id, base + b, base + e, true);
@@ -255,12 +255,12 @@ bool Encoder::text_spans(const uint8_t* s, uint32_t n, const TokenSpans* token_s
   const size_t base = out.size();
   SpanScratch& sc = span_scratch();
   w.raw_segments.clear();
-  if (raw_.empty()) w.raw_segments.push_back({added::Segment::kText, 0, n});
+  if (raw_.empty()) w.raw_segments.push_back(added::Segment::of_text(0, n));
   else raw_.split(s, n, w.raw_segments);
   bool ok = true;
   for (size_t k = 0; ok && k < w.raw_segments.size(); k++) {
     const added::Segment seg = w.raw_segments[k];  // (a copy: gap_spans reuses the worker)
-    if (seg.id != added::Segment::kText) out.push(seg.id, seg.begin, seg.end, true);
+    if (!seg.text) out.push(seg.id, seg.begin, seg.end, true);
     else ok = gap_spans(s + seg.begin, seg.end - seg.begin, seg.begin, token_spans, w, tc, sc, out);
   }
   if (!ok) {

@@ -28,7 +28,7 @@ void WordCache::insert_short(const uint8_t* p, uint32_t n, const uint32_t* ids, 
     const uint64_t half[2] = {pack3(ids, 3), pack3(ids + 3, code - 2)};
     std::memcpy(e.ids, half, sizeof half);
   } else {
-    for (uint32_t j = 0; j < 4; j++) e.ids[j] = code != kMarker && j <= code ? ids[j] : kNoId;
+    for (uint32_t j = 0; j < 4; j++) e.ids[j] = code != kMarker && j <= code ? ids[j] : 0;
   }
   short_count_++;
 }

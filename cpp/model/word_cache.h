@@ -141,14 +141,13 @@ class WordCache {
   // the ids.  k1 == 0: empty (a real key has its length in k1).
   struct Short {
     uint64_t k0, k1;
-    uint32_t ids[4];  // kNoId after the last; or 5..6 ids packed
+    uint32_t ids[4];  // (unused past the count: zero); or 5..6 ids packed
   };
   static constexpr uint64_t kCountBits = uint64_t(7) << 60;
   static constexpr uint32_t kMarker = 7;
   static constexpr uint32_t kShortIds = 6;
   static constexpr uint32_t kPacked = 4;
   static constexpr uint32_t kShortLater = kMarker + 1;  // find_short: a marker
-  static constexpr uint32_t kNoId = UINT32_MAX;
 
   // A medium entry: its key's four words (the length in k[3]'s top byte; k[3] == 0: empty),
   // then the ids three to a word; bit 63 of word w is bit w of the id count less one, or

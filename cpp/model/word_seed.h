@@ -6,6 +6,7 @@
 // pieces without touching the table (docs/design/word-seed.md).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -16,8 +17,6 @@ namespace tagpipe {
 
 class WordSeed {
  public:
-  static constexpr uint32_t kMissing = UINT32_MAX;
-
   size_t size() const { return count_; }
 
   // Room for n strings: the table at most half full.
@@ -44,16 +43,16 @@ class WordSeed {
     filter_[f >> 6] |= uint64_t(1) << (f & 63);
   }
 
-  // The token p[0..n) (n in 1..15) is, or kMissing.
-  uint32_t find(const uint8_t* p, uint32_t n) const {
-    if (count_ == 0) return kMissing;
+  // The token p[0..n) (n in 1..15) is, or nullopt.
+  std::optional<uint32_t> find(const uint8_t* p, uint32_t n) const {
+    if (count_ == 0) return std::nullopt;
     const ShortKey k = short_key(p, n);
     const uint64_t h = short_hash(k);
-    if (!maybe(h)) return kMissing;
+    if (!maybe(h)) return std::nullopt;
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
       if (s.k0 == k.k0 && s.k1 == k.k1) return s.id;
-      if (s.k1 == 0) return kMissing;  // empty (a real key has its length in k1)
+      if (s.k1 == 0) return std::nullopt;  // empty (a real key has its length in k1)
     }
   }
   // Starts loading the slot find() will read for a piece, unless the filter already says

@@ -79,7 +79,7 @@ Outcome space_runs(std::string_view cur, const std::string& content, const Origi
     dst += content;
     if (need_origin) {
       for (size_t i = done; i < at; i++) org.push_back(origin(uint32_t(i)));
-      org.insert(org.end(), content.size(), origin(uint32_t(end - 1)));  // (as replace below)
+      org.insert(org.end(), content.size(), origin(uint32_t(end - 1)));  // (see replace())
     }
     done = end;
   }
@@ -103,6 +103,9 @@ Outcome prepend(std::string_view cur, const std::string& what, const OriginOf& o
 }
 
 // Replace with a String pattern: every leftmost, non-overlapping occurrence of `pattern`.
+// The content takes the origin of the occurrence's last character, as the oracle's
+// NormalizedString::replace aligns each inserted character with the byte before the match's
+// end (so a piece starting with it starts at that character, for Metaspace's "first").
 Outcome replace(std::string_view cur, const std::string& pattern, const std::string& content, const OriginOf& origin,
                 bool need_origin, std::string& dst, std::vector<pretok::Origin>& org) {
   if (!need_origin && pattern.size() == 1 && content.size() <= 4) {
@@ -117,8 +120,6 @@ Outcome replace(std::string_view cur, const std::string& pattern, const std::str
     dst += content;
     if (need_origin) {
       for (size_t i = done; i < at; i++) org.push_back(origin(uint32_t(i)));
-      // (the oracle's NormalizedString::replace adds the content after removing the match:
-      // each of its characters takes the origin of the match's last byte)
       org.insert(org.end(), content.size(), origin(uint32_t(at + pattern.size() - 1)));
     }
     done = at + pattern.size();

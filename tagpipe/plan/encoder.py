@@ -19,11 +19,6 @@ from tagpipe.plan.post_processors import PostProcess, plan_post_process, special
 from tagpipe.plan.pre_tokenizers import byte_level, plan_pre_tokenizer
 from tagpipe.plan.steps import Plan, Step
 
-# The largest u32: a valid id for the oracle, but the native core's tables (vocabulary, tries,
-# the word cache, added-token segments) use it to mean "no id", so a tokenizer whose model or
-# added tokens use it is delegated whole rather than risk a vanished or wrong id.
-ABSENT = 2**32 - 1
-
 
 @dataclass
 class TokenizerPlan(Plan):
@@ -50,8 +45,6 @@ def plan_tokenizer(
 ) -> tuple[TokenizerPlan, Optional[_core.EncoderConfig]]:
     """The plan, and the native encoder's configuration (None: the tokenizer is delegated)."""
     plan = TokenizerPlan(id_bound=id_bound(loaded.model, loaded.added_tokens))
-    if plan.id_bound > ABSENT:
-        plan.add("model", "an id of 4294967295", False, "the native tables use that value for 'absent'")
     normalizer = plan_normalizer(loaded.normalizer, "normalizer", plan)
     native_normalizer = normalizer if plan.native else None
     plan.decoder, plan.decoder_config = plan_decoder(loaded, native_normalizer, plan.id_bound)

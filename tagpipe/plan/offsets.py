@@ -7,6 +7,7 @@ models span their own tokens, and BPE's spans are proven against each piece's by
 where they cannot be is delegated to tokenizers, whole).  Delegated for the whole tokenizer:
 
 * BPE with a ``continuing_subword_prefix`` or ``end_of_word_suffix`` on ByteLevel pieces;
+* a vocabulary whose ids are far sparser than its tokens (the tables are dense, per id);
 * ``trim_offsets`` (ByteLevel, RobertaProcessing) on a model that is not ByteLevel BPE, or on
   normalized added tokens under a normalizer that may change the text (the trim reads the
   normalized text; NFC and NFKC run natively only where they change nothing), or in more than
@@ -54,6 +55,9 @@ def plan_offsets(loaded: spec.TokenizerSpec, byte_level: bool) -> OffsetsPlan:
     """Whether the offsets of this (native) tokenizer are native; `byte_level`: the
     pre-tokenizer hands the model ByteLevel pieces."""
     model = loaded.model
+    top = len(model.vocab) if isinstance(model, spec.Unigram) else max(model.vocab.values(), default=-1) + 1
+    if top > 4 * len(model.vocab) + (1 << 20):  # (the spans' tables are dense, per id)
+        return OffsetsPlan(f"model.vocab: ids up to {top - 1} for {len(model.vocab)} tokens: too sparse for a table")
     bpe = isinstance(model, spec.BPE)
     if bpe and byte_level and (model.continuing_subword_prefix or model.end_of_word_suffix):
         return OffsetsPlan("model: BPE's continuing_subword_prefix or end_of_word_suffix on ByteLevel pieces")

@@ -103,8 +103,8 @@ def _split(p: _Planner, n: spec.Split, path: str) -> None:
     if n.pattern.kind == "String":
         literal = n.pattern.value
         what = f"Split(String {literal!r}, {behavior}, invert={invert})"
-        if literal == "":
-            return p.delegate(path, what, "an empty String pattern matches everywhere")
+        if literal == "":  # onig compiles it as the empty regex, which matches everywhere
+            return _compiled(p, n, path, what)
         if not invert and p.absent is not None and p.absent in literal:
             # A Split that matches nothing leaves the piece whole (not proved for an inverted
             # one): no stage (gemma-3: Replace(' ' -> '▁'), then Split(' ')).

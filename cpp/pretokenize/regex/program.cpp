@@ -131,6 +131,45 @@ uint32_t nesting(const Program& p, uint32_t from, uint32_t to, uint32_t level) {
   return deepest;
 }
 
+// Whether the final MATCH is reachable from the start without a character, counting every
+// look-ahead, anchor and atomic body as passable (so a superset of the patterns that can
+// match the empty string).
+bool reaches_match_empty(const Program& p) {
+  std::vector<bool> seen(p.code.size());
+  std::vector<uint32_t> stack{0};
+  while (!stack.empty()) {
+    const uint32_t pc = stack.back();
+    stack.pop_back();
+    if (seen[pc]) continue;
+    seen[pc] = true;
+    const Inst& i = p.code[pc];
+    switch (i.op) {
+      case kMatch:
+        if (pc + 1 == p.code.size()) return true;
+        break;
+      case kSplit:
+        stack.push_back(i.x), stack.push_back(i.y);
+        break;
+      case kJmp:
+        stack.push_back(i.x);
+        break;
+      case kLook:
+      case kAtomic:
+        stack.push_back(i.z);
+        break;
+      case kRun:
+        if (i.y == 0) stack.push_back(pc + 1);
+        break;
+      case kAssert:
+        stack.push_back(pc + 1);
+        break;
+      default:  // kClass
+        break;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 Program Program::decode(const std::vector<uint32_t>& words) {
@@ -153,6 +192,7 @@ Program Program::decode(const std::vector<uint32_t>& words) {
     for (int h = 0; h < 2; h++) p.first_ascii[h] |= p.sets[s].ascii[h];
   assign_slots(p);
   p.depth = nesting(p, 0, n_code, 0);
+  p.may_be_empty = reaches_match_empty(p);
   return p;
 }
 

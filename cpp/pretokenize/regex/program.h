@@ -45,6 +45,8 @@ struct Program {
   std::vector<uint32_t> slot;
   uint32_t slots = 0;
   uint32_t depth = 0;  // deepest nesting of LOOK/ATOMIC bodies
+  // Whether a match may be empty (a superset: look-aheads, anchors and atomic bodies pass).
+  bool may_be_empty = false;
 
   static constexpr uint32_t kNoSlot = 0xFFFFFFFF;
   static constexpr uint32_t kMaxDepth = 8;

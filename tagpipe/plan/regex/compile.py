@@ -9,6 +9,10 @@ their body as a sub-search.  Bounded repeats are unrolled.  The encoding is a fl
 
     VERSION, n_sets, n_sets x [negate, mask_lo, mask_hi, n_ranges, n_ranges x (lo, hi)],
     n_insts, n_insts x [op, x, y, z], n_first, n_first x set index
+
+The first sets are those a match can begin with (none: no filter).  They do not tell whether
+a match may be empty: (?=\\d) is, yet begins only where a digit is (the matcher works that out
+from the code itself).
 """
 
 from __future__ import annotations
@@ -110,10 +114,12 @@ class _Emitter:
             self.code[s][1:3] = [out, s + 1] if lazy else [s + 1, out]
 
 
-def _first_sets(code: list[list[int]]) -> list[int]:
-    """The sets a match can start with (a superset: look-arounds and anchors pass); [] when
-    MATCH is reachable without a character (no filter)."""
-    seen, out, stack = set(), set(), [0]
+def _first_sets(code: list[list[int]], start: int = 0, stop: int = -1) -> tuple[set[int], bool]:
+    """(the sets a match from `start` to the MATCH at `stop` can begin with, whether that MATCH
+    is reachable without a character): a superset -- anchors pass, a look-ahead narrows it to
+    its own body's sets when that body needs a character."""
+    stop = stop % len(code)
+    seen, out, stack, empty = set(), set(), [start], False
     while stack:
         pc = stack.pop()
         if pc in seen:
@@ -126,19 +132,23 @@ def _first_sets(code: list[list[int]]) -> list[int]:
             stack += [x, y]
         elif op == JMP:
             stack.append(x)
-        elif op == MATCH and pc == len(code) - 1:  # (a body's MATCH ends only its sub-search)
-            return []
-        elif op == LOOK:
-            stack.append(z)
-        elif op == ATOMIC:
-            stack += [x, z]
+        elif op == MATCH:
+            empty |= pc == stop
+        elif op in (LOOK, ATOMIC):
+            body, body_empty = _first_sets(code, x, z - 1)
+            if op == LOOK and (y or body_empty):  # no character the match must begin with
+                stack.append(z)
+            else:
+                out |= body
+                if op == ATOMIC and body_empty:
+                    stack.append(z)
         elif op == RUN:
             out.add(x)
             if y == 0:
                 stack.append(pc + 1)
         elif op == ASSERT:
             stack.append(pc + 1)
-    return sorted(out)
+    return out, empty
 
 
 def compile_program(node: Node) -> list[int]:
@@ -153,5 +163,6 @@ def compile_program(node: Node) -> list[int]:
     words.append(len(e.code))
     for inst in e.code:
         words += inst
-    first = _first_sets(e.code)
+    sets, empty = _first_sets(e.code)
+    first = [] if empty else sorted(sets)
     return words + [len(first)] + first

@@ -4,16 +4,19 @@ construct and its offset: the planner delegates such a Split, it never approxima
 
 Character sets are (negate, code point ranges, atom mask): atoms are the classes of
 tables/generated/regex_atoms.h, read off the oracle, on which every supported property
-(\\p{..} general categories, \\s \\d \\w \\h, '.') is exactly a union.
+(\\p{..} general categories, \\s \\d \\w \\h, '.') is exactly a union; a script (\\p{Han})
+is code point ranges (scripts_generated.py), also read off the oracle.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Optional, Union
 
 from tagpipe.plan.regex.props_generated import ALL_ATOMS, FOLDS, MASKS
+from tagpipe.plan.regex.scripts_generated import ALIASES, SCRIPTS
 
 
 class Unsupported(ValueError):
@@ -71,6 +74,8 @@ MAX_COUNT = 1000  # {m,n} bounds beyond it are delegated (the program expands th
 _SIMPLE_ESCAPES = {"t": 9, "n": 10, "r": 13, "f": 12, "v": 11, "a": 7, "e": 27}
 _CLASS_ESCAPES = {"s": "s", "d": "d", "w": "w", "h": "h"}
 _GC_NAMES = {n.lower(): n for n in MASKS if n[0].isupper()}
+_SCRIPT_NAMES = {n.replace("_", "").lower(): n for n in SCRIPTS}
+_SCRIPT_NAMES.update({a.lower(): n for a, n in ALIASES.items()})
 # (?i:) literals: an adjacent pair some character folds to as a whole (ß -> ss, ﬁ -> fi, ...)
 # would need Oniguruma's multi-character folding, which is not modelled.
 _MULTI_FOLD_PAIRS = {"ss", "st", "ff", "fi", "fl"}
@@ -269,10 +274,13 @@ class _Parser:
         self.pos = end + 1 if end > 0 else len(self.src)
         if name.startswith("^"):
             name, negate = name[1:], not negate
-        gc = _GC_NAMES.get(name.lower())
-        if gc is None:
-            raise self.fail(f"property \\p{{{name}}}", start)
-        return CharSet(negate=negate, mask=MASKS[gc])
+        # Oniguruma's lookup: ASCII letters of any case, ' ', '-' and '_' ignored
+        key = re.sub(r"[ _-]", "", name).lower() if name.isascii() else ""
+        if key in _GC_NAMES:
+            return CharSet(negate=negate, mask=MASKS[_GC_NAMES[key]])
+        if key in _SCRIPT_NAMES:
+            return CharSet(ranges=_script_ranges(_SCRIPT_NAMES[key], negate))
+        raise self.fail(f"property \\p{{{name}}}", start)
 
     def escape_set(self, start: int) -> Optional[CharSet]:
         """A set escape (\\s \\D \\p{L} ...) after the backslash, else None (pos unmoved)."""
@@ -362,6 +370,24 @@ class _Parser:
         return cs if cs is not None else self.escape_char(start)
 
 
+@lru_cache(maxsize=None)
+def _script_ranges(script: str, negate: bool) -> tuple[tuple[int, int], ...]:
+    """A script's ranges, or their complement (so that \\P{Han} is ranges too, and may join a
+    class like any other)."""
+    ranges = []
+    for word in SCRIPTS[script].split():
+        lo, _, hi = word.partition("-")
+        ranges.append((int(lo, 16), int(hi or lo, 16)))
+    if not negate:
+        return tuple(ranges)
+    out, nxt = [], 0
+    for lo, hi in ranges:
+        if lo > nxt:
+            out.append((nxt, lo - 1))
+        nxt = hi + 1
+    return tuple(out + ([(nxt, 0x10FFFF)] if nxt <= 0x10FFFF else []))
+
+
 def _ranges(cps) -> tuple[tuple[int, int], ...]:
     return _merge([(c, c) for c in cps])
 
@@ -378,7 +404,4 @@ def _merge(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
 
 def parse(pattern: str) -> Node:
     """The AST of `pattern`; raises Unsupported outside the native subset."""
-    node = _Parser(pattern).parse()
-    if nullable(node):
-        raise Unsupported("a pattern that can match the empty string", 0)
-    return node
+    return _Parser(pattern).parse()
