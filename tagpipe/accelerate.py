@@ -12,11 +12,12 @@ does around them (tagpipe.plan.pairs, with numpy): the truncation transformers a
 (``longest_first``, ``only_first``, ``only_second``, either ``truncation_side``), the
 post-processor's single or pair form with its type ids and special-tokens mask, and the padding
 (``pad_token_type_id`` included).  Served: sequence pairs, ``token_type_ids``, attention masks,
-``return_special_tokens_mask``, ``return_length``, tensors.  Everything else goes to the original
-backend, unchanged, and ``tagpipe_last_path`` names the argument: pre-split words, offsets,
-overflowing tokens, ``split_special_tokens``, a post-processor whose pair form is not native,
-a truncation that is the backend's error (it raises it), any other option.  Results served by
-tagpipe carry no ``.encodings``.
+``return_special_tokens_mask``, ``return_length``, ``return_offsets_mapping`` (where the offsets
+are native: ``Tokenizer.explain_offsets()``), ``return_overflowing_tokens`` with ``stride``,
+tensors.  Everything else goes to the original backend, unchanged, and ``tagpipe_last_path``
+names the argument: pre-split words, ``split_special_tokens``, a post-processor whose pair form
+is not native, offsets that are not native, a truncation that is the backend's error (it
+raises it), any other option.  Results served by tagpipe carry no ``.encodings``.
 
 The tokenizer is read once: after changing it (adding tokens, ``add_bos_token``, ...) call
 ``accelerate`` again; until then a changed vocabulary size sends calls to the original path.
@@ -29,8 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from tagpipe.plan.pairs import SPECIAL, A, Layout, post_process
+from tagpipe.plan.pairs import SPECIAL, A, Layout
 from tagpipe.plan.post_processors import PostProcess
+from tagpipe.plan.rows import post_process
 from tagpipe.tokenizer import Tokenizer
 
 _SERVED_TRUNCATION = ("do_not_truncate", "longest_first", "only_first", "only_second")
@@ -75,16 +77,23 @@ class _Accelerated:
             return "an empty batch (the backend's error)"
         if text_pair is not None and not isinstance(text, str) and len(text) != len(text_pair):
             return "texts and pairs of different lengths (the backend's error)"
-        for name in ("return_overflowing_tokens", "return_offsets_mapping"):
-            if options[name]:
-                return name
+        is_pair = _is_pair(text, text_pair)
+        if options["return_offsets_mapping"]:
+            why = self.tok.explain_offsets() or ("" if self.tok.plan.layout else "the post-processor's layout")
+            if why:
+                return "return_offsets_mapping: " + why
+        if options["return_overflowing_tokens"]:
+            layout = self.tok.plan.layout
+            why = layout.windows_why(is_pair) if layout else "the post-processor's layout"
+            if why:
+                return "return_overflowing_tokens: " + why
         if options["split_special_tokens"]:
             return "split_special_tokens"
         if _value(truncation_strategy) not in _SERVED_TRUNCATION:
             return f"truncation {_value(truncation_strategy)!r}"
         if kwargs:
             return "options " + ", ".join(sorted(kwargs))
-        why = self.tok.explain_pairs(_is_pair(text, text_pair))
+        why = self.tok.explain_pairs(is_pair)
         if why and (text_pair is not None or options["return_token_type_ids"] or options["return_special_tokens_mask"]):
             return "the post-processor's pair form or type ids: " + why
         return ""
@@ -218,8 +227,10 @@ class _Accelerated:
         if padding != "do_not_pad" and hf.pad_token_id is None:
             return None, "padding without a pad token (the backend's error)"
         post = self.params(padding, truncation, max_length, stride, multiple, side)
-        a, b = self.tok.encode_sides(texts, pairs)
-        rows, _ = post_process(self.layout, a, b, post, add_special)
+        spans, overflow = options["return_offsets_mapping"], options["return_overflowing_tokens"]
+        a, b = self.tok.encode_sides(texts, pairs, offsets=spans)
+        trim = self.tok.offsets_trim if spans else None
+        rows, _ = post_process(self.layout, a, b, post, add_special, overflow, trim)
         if rows is None:
             return None, "a truncation that is the backend's error"
         lengths = np.diff(rows.offsets)
@@ -250,22 +261,29 @@ def _batch_encoding(rows: Any, options: dict, batched: bool, tensors: Any) -> An
         fields.append(("attention_mask", rows.attention_mask))
     if options["return_special_tokens_mask"]:
         fields.append(("special_tokens_mask", rows.special_tokens_mask))
+    if options["return_offsets_mapping"]:
+        fields.append(("offset_mapping", rows.offset_mapping))
     lengths = np.diff(rows.offsets)
     n = len(lengths)
     square = n > 0 and (lengths == lengths[0]).all()
     if _value(tensors) == "np" and square:  # (np.array of the lists: int64, no list built)
         width = int(lengths[0])
-        data = {k: v.astype(np.int64).reshape(n, width) for k, v in fields}
+        # (offsets of empty rows: numpy makes [[]] a (n, 0) array, with no axis of 2)
+        data = {k: v.astype(np.int64).reshape((n, width) + (v.shape[1:] if width else ())) for k, v in fields}
         if options["return_length"]:
             data["length"] = lengths.astype(np.int64)
+        if rows.sample is not None:
+            data["overflow_to_sample_mapping"] = rows.sample.astype(np.int64)
         return BatchEncoding(data, tensor_type=tensors)
     data = {}
     for k, v in fields:
-        flat = v.tolist()
+        flat = v.tolist() if v.ndim == 1 else list(zip(v[:, 0].tolist(), v[:, 1].tolist()))
         data[k] = [flat[rows.offsets[i] : rows.offsets[i + 1]] for i in range(n)]
     if options["return_length"]:
         data["length"] = lengths.tolist()
-    if not batched and tensors is None:  # one text: no batch dimension (as the backend)
+    if rows.sample is not None:
+        data["overflow_to_sample_mapping"] = rows.sample.tolist()
+    if not batched and tensors is None and rows.sample is None:  # one text: no batch dimension (as the backend)
         data = {k: (v[0] if len(v) > 0 and isinstance(v[0], list) else v) for k, v in data.items()}
         return BatchEncoding(data)
     return BatchEncoding(data, tensor_type=tensors)

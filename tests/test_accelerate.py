@@ -56,11 +56,6 @@ def test_what_tagpipe_does_not_serve_goes_to_the_original():
     original, fast = pair("gpt2")
     cases = [
         ({"text": ["a", "b"], "is_split_into_words": True}, "is_split_into_words"),
-        ({"text": "a b", "return_offsets_mapping": True}, "offsets"),
-        (
-            {"text": "a b c d e", "truncation": True, "max_length": 2, "return_overflowing_tokens": True, "stride": 1},
-            "overflowing",
-        ),
         ({"text": "a <|endoftext|>", "split_special_tokens": True}, "split_special_tokens"),
     ]
     assert fast.tokenize("Hello world") == original.tokenize("Hello world")  # (reads .encodings)
@@ -75,14 +70,17 @@ def test_what_tagpipe_does_not_serve_goes_to_the_original():
 
 
 @needs_shared
-def test_pairs_type_ids_and_lengths_are_served():
-    """(They went to the original before tests/test_accelerate_pairs.py's work.)"""
+def test_pairs_type_ids_lengths_offsets_and_overflow_are_served():
+    """(They went to the original before tests/test_accelerate_pairs.py's and
+    tests/test_accelerate_offsets.py's work.)"""
     original, fast = pair("gpt2")
     cases = [
         {"text": "a b", "text_pair": "c d"},
         {"text": "a b", "return_token_type_ids": True},
         {"text": "a b", "return_length": True},
         {"text": "a b", "return_special_tokens_mask": True},
+        {"text": "a b", "return_offsets_mapping": True},
+        {"text": "a b c d e", "truncation": True, "max_length": 2, "return_overflowing_tokens": True, "stride": 1},
     ]
     for kw in cases:
         assert same(original(**kw), fast(**kw)), kw

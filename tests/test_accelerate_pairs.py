@@ -13,7 +13,7 @@ import pytest
 import tagpipe
 
 from support.data import SHARED, needs_shared
-from support.hf import hf_tokenizer, same, samples
+from support.hf import check, hf_tokenizer, same, samples
 
 transformers = pytest.importorskip("transformers")
 
@@ -36,26 +36,6 @@ CALLS = [
 
 def accelerated(name):
     return hf_tokenizer(name), tagpipe.accelerate(hf_tokenizer(name))
-
-
-def check(original, fast, *args, **kw):
-    """Both give the same result on the tagpipe path, or both raise the same error."""
-    try:
-        want = original(*args, **kw)
-    except BaseException as e:  # the backend's error or panic (a cut it cannot do)
-        if isinstance(e, (KeyboardInterrupt, SystemExit)):
-            raise
-        # ...raised by the original backend again (which of a batch's errors and panics comes
-        # first is its threads' race: the type may differ from one call to the next)
-        with pytest.raises(BaseException) as raised:
-            fast(*args, **kw)
-        assert not isinstance(raised.value, AssertionError)
-        assert fast.tagpipe_last_path.startswith("original: "), fast.tagpipe_last_path
-        return False
-    got = fast(*args, **kw)
-    assert fast.tagpipe_last_path == "tagpipe", (kw, fast.tagpipe_last_path)
-    assert same(want, got), (args, kw)
-    return True
 
 
 @needs_shared

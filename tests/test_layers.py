@@ -32,8 +32,16 @@ LAYERS = [  # bottom -> top
     ("columns", ["tagpipe.columns", "tagpipe._threads"]),
     (
         "stages",
-        ["tagpipe.classify", "tagpipe.pretokenizer", "tagpipe._kernels", "tagpipe.decoding", "tagpipe.encodings"],
+        [
+            "tagpipe.classify",
+            "tagpipe.pretokenizer",
+            "tagpipe._kernels",
+            "tagpipe.decoding",
+            "tagpipe.encodings",
+            "tagpipe.offsets",
+        ],
     ),
+    ("sequences", ["tagpipe.sequences"]),
     ("tokenizer", ["tagpipe.tokenizer"]),
     ("helpers", ["tagpipe.accelerate", "tagpipe.hub", "tagpipe.sentencepiece", "tagpipe.integrations"]),
     ("cli", ["tagpipe.cli", "tagpipe.__main__"]),

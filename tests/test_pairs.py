@@ -18,11 +18,11 @@ import tagpipe
 
 from support import strategies as S
 from support.data import SHARED, needs_shared
+from support.layouts import PADDINGS, PROCESSORS, TRUNCATIONS, WORDS, assert_rows, small_doc
 
 MODELS = ["bert-wiki", "all-minilm-l6-v2", "roberta-base", "gpt2", "llama2", "llama3", "t5-small"]
 # (NFC: a text that is not NFC-inert is delegated -- its sequence spliced in from the oracle)
 SPLICED = ["qwen3"]
-FIELDS = ("ids", "type_ids", "special_tokens_mask", "attention_mask")
 
 
 def load(name: str) -> str:
@@ -31,25 +31,7 @@ def load(name: str) -> str:
 
 def assert_same(tok: tagpipe.Tokenizer, oracle, texts, pairs, add_special=True, strict=True) -> None:
     """tagpipe's rows equal the oracle's encodings, field by field (or both raise)."""
-    inputs = texts if pairs is None else list(zip(texts, pairs))
-    try:
-        want = oracle.encode_batch(inputs, add_special_tokens=add_special)
-    except BaseException as e:
-        if isinstance(e, (KeyboardInterrupt, SystemExit)):
-            raise
-        with pytest.raises(BaseException) as raised:  # (the oracle's own error, asked again)
-            tok.encode_batch_pairs(texts, pairs, add_special)
-        assert not isinstance(raised.value, (AssertionError, tagpipe.DelegationError))
-        return
-    if strict:
-        with tagpipe.delegation_disabled():
-            got = tok.encode_batch_pairs(texts, pairs, add_special)
-    else:
-        got = tok.encode_batch_pairs(texts, pairs, add_special)
-    assert len(got) == len(want)
-    for i, (g, w) in enumerate(zip(got, want)):
-        for f in FIELDS:
-            assert getattr(g, f) == getattr(w, f), (f, i, inputs[i])
+    assert_rows(tok, oracle, texts, pairs, add_special, strict)
 
 
 @needs_shared
@@ -86,73 +68,6 @@ def _cached(text: str):
 
 
 # -- every form x every short truncation and padding -------------------------------------------
-
-
-def _special(token: str, ids: list[int]) -> dict:
-    return {"id": token, "ids": ids, "tokens": [token] * len(ids)}
-
-
-PROCESSORS = {
-    "none": None,
-    "byte_level": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False, "use_regex": True},
-    "bert": {"type": "BertProcessing", "sep": ["[SEP]", 2], "cls": ["[CLS]", 1]},
-    "roberta": {
-        "type": "RobertaProcessing",
-        "sep": ["[SEP]", 2],
-        "cls": ["[CLS]", 1],
-        "trim_offsets": True,
-        "add_prefix_space": False,
-    },  # fmt: skip
-    "template_b_first": {
-        "type": "TemplateProcessing",
-        "single": [{"Sequence": {"id": "A", "type_id": 2}}, {"SpecialToken": {"id": "[SEP]", "type_id": 1}}],
-        "pair": [
-            {"SpecialToken": {"id": "[CLS]", "type_id": 3}},
-            {"Sequence": {"id": "B", "type_id": 1}},
-            {"SpecialToken": {"id": "[SEP]", "type_id": 0}},
-            {"Sequence": {"id": "A", "type_id": 0}},
-        ],
-        "special_tokens": {"[CLS]": _special("[CLS]", [1, 4, 1]), "[SEP]": _special("[SEP]", [2])},
-    },
-}
-PROCESSORS["sequence"] = {"type": "Sequence", "processors": [PROCESSORS["byte_level"], PROCESSORS["bert"]]}
-
-TRUNCATIONS = [None] + [
-    {"max_length": m, "strategy": s, "stride": stride, "direction": d}
-    for s, d, m, stride in itertools.product(
-        ["LongestFirst", "OnlyFirst", "OnlySecond"], ["Right", "Left"], [0, 1, 2, 3, 4, 5, 7, 10], [0, 1, 2]
-    )
-]
-PADDINGS = [
-    None,
-    {
-        "strategy": "BatchLongest",
-        "direction": "Left",
-        "pad_to_multiple_of": None,
-        "pad_id": 0,
-        "pad_type_id": 5,
-        "pad_token": "[PAD]",
-    },  # fmt: skip
-    {
-        "strategy": {"Fixed": 9},
-        "direction": "Right",
-        "pad_to_multiple_of": 4,
-        "pad_id": 0,
-        "pad_type_id": 0,
-        "pad_token": "[PAD]",
-    },  # fmt: skip
-]
-WORDS = ["", "a", "a b", "a b c", "a b c d e", "a b c d e f g h i"]
-
-
-def small_doc() -> dict:
-    """A WordLevel tokenizer.json of a few words (cheap to build 1000 times)."""
-    vocab = {w: i for i, w in enumerate(["[PAD]", "[CLS]", "[SEP]", *"abcdefghi"])}
-    return {
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
-        "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None, "decoder": None,
-        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[PAD]"},
-    }  # fmt: skip
 
 
 @pytest.mark.parametrize("processor", sorted(PROCESSORS))

@@ -8,14 +8,11 @@
 #include "encode/thread_pool.h"
 
 namespace tagpipe {
-namespace {
 
 Worker& thread_worker() {
   thread_local Worker w;
   return w;
 }
-
-}  // namespace
 
 Encoder::Encoder(EncoderSpec spec)
     : normalizer_(std::move(spec.normalizer)),

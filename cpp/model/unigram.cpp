@@ -54,7 +54,8 @@ bool Unigram::emit(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids) con
   return true;
 }
 
-bool Unigram::encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, PieceScratch& sc) const {
+bool Unigram::encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, PieceScratch& sc,
+                     std::vector<TokenSpan>* out_spans) const {
   if (n == 0) return true;
   // best[e]: the best path's score to byte e, from[e] its last node's start (-1: none yet),
   // id[e] that node's id.
@@ -108,12 +109,19 @@ bool Unigram::encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, P
   }
   for (size_t k = spans.size(); k >= 3; k -= 3) {
     const uint32_t begin = spans[k - 3], end = spans[k - 2];
+    const size_t first = ids.size();
     // A piece's own node: the oracle looks its string up again and finds the same (last)
     // id the trie holds.  An unk run: its string is looked up (it may be a piece).
     if (spans[k - 1] != kUnkRun) ids.push_back(node_id[end]);
     else if (!emit(s + begin, end - begin, ids)) return false;
+    if (out_spans) out_spans->insert(out_spans->end(), ids.size() - first, TokenSpan{begin, end});
   }
   return true;
+}
+
+bool Unigram::encode_spans(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, std::vector<TokenSpan>& spans,
+                           PieceScratch& scratch) const {
+  return encode(s, n, ids, scratch, &spans);
 }
 
 bool Unigram::encode_many(BpeJob* jobs, size_t count, std::vector<uint32_t>& ids, PieceScratch& sc) const {

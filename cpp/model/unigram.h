@@ -33,7 +33,12 @@ class Unigram : public PieceModel {
           bool byte_fallback);
   bool encode_many(BpeJob* jobs, size_t count, std::vector<uint32_t>& ids, PieceScratch& scratch) const override;
   bool can_fail() const override { return !unk_id_; }
-  bool encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, PieceScratch& scratch) const;
+  bool encode_spans(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, std::vector<TokenSpan>& spans,
+                    PieceScratch& scratch) const override;
+  // The ids of one piece (and, when `spans` is given, each one's span: the string it came
+  // from -- every byte token of a string has the whole string's, as the oracle's tokenize).
+  bool encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, PieceScratch& scratch,
+              std::vector<TokenSpan>* spans = nullptr) const;
 
  private:
   bool emit(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids) const;  // one string's ids

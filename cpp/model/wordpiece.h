@@ -32,8 +32,11 @@ class WordPiece : public PieceModel {
   WordPiece(const StringTable& vocab, WordPieceOptions options);
   bool encode_many(BpeJob* jobs, size_t count, std::vector<uint32_t>& ids, PieceScratch& scratch) const override;
   bool can_fail() const override { return !opt_.unk_id; }
-  // The ids of one piece appended to `ids`; false: the unk token was needed and is missing.
-  bool encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids) const;
+  bool encode_spans(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, std::vector<TokenSpan>& spans,
+                    PieceScratch& scratch) const override;
+  // The ids of one piece appended to `ids` (and their spans to `spans`, when given); false:
+  // the unk token was needed and is missing.
+  bool encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, std::vector<TokenSpan>* spans = nullptr) const;
 
  private:
   ByteTrie trie_;
@@ -46,8 +49,12 @@ class WordLevel : public PieceModel {
   WordLevel(const StringTable& vocab, std::optional<uint32_t> unk_id) : vocab_(vocab), unk_id_(unk_id) {}
   bool encode_many(BpeJob* jobs, size_t count, std::vector<uint32_t>& ids, PieceScratch& scratch) const override;
   bool can_fail() const override { return !unk_id_; }
+  bool encode_spans(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, std::vector<TokenSpan>& spans,
+                    PieceScratch& scratch) const override;
 
  private:
+  std::optional<uint32_t> id_of(const uint8_t* s, uint32_t n) const;  // the piece's id, or else unk_id_
+
   StringTable vocab_;
   std::optional<uint32_t> unk_id_;  // none when unk_token is not in the vocabulary
 };

@@ -431,6 +431,22 @@ class PreTokenizer(metaclass=_pybind11_type):
         """(content or None: the input itself, byte_mapped, pieces uint32[n, 2] into content,
         offsets uint32[n, 2] into the input's UTF-8)."""
 
+class TokenSpans(metaclass=_pybind11_type):
+    """What the spans of the word cache's ids need (encode/offsets.h): each id's bytes in a
+    piece (b"": unknown), the prefix and suffix in that form, the unk id, the <0xXX> ids, the
+    ids its model spans itself, and whether spans are checked byte for byte."""
+
+    def __init__(
+        self,
+        strings: Sequence[bytes],
+        prefix: bytes,
+        suffix: bytes,
+        unk_id: Optional[int],
+        byte_ids: Sequence[Optional[int]],
+        refused: Sequence[int],
+        check_bytes: bool,
+    ) -> None: ...
+
 class Encoder(metaclass=_pybind11_type):
     def __init__(self, config: EncoderConfig) -> None:
         """Builds the encoder; the config's tables are moved into it (the config is left empty)."""
@@ -450,6 +466,17 @@ class Encoder(metaclass=_pybind11_type):
         truncate: int = -1,
         truncate_left: bool = False,
     ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64], npt.NDArray[np.bool_]]: ...
+    def encode_offsets(
+        self, texts: list[Any], token_spans: Optional[TokenSpans], threads: int
+    ) -> tuple[
+        npt.NDArray[np.uint32],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.uint32],
+        npt.NDArray[np.bool_],
+        npt.NDArray[np.bool_],
+    ]:
+        """(ids, offsets, spans uint32[N, 2]: each token's characters, added: an added token's
+        match, delegate) without special tokens, truncation or padding."""
     def clear_cache(self) -> None: ...
     def cut_rule(self) -> Optional[str]: ...
     def cut_exception(self) -> str: ...

@@ -13,6 +13,7 @@ from tagpipe.plan.decoders import plan_decoder
 from tagpipe.plan.metaspace import metaspace_runs
 from tagpipe.plan.models import configure_model, id_bound, plan_model
 from tagpipe.plan.normalizers import absent_char, plan_normalizer
+from tagpipe.plan.offsets import OffsetsPlan, plan_offsets
 from tagpipe.plan.pairs import Layout, plan_layout
 from tagpipe.plan.post_processors import PostProcess, plan_post_process, special_ids
 from tagpipe.plan.pre_tokenizers import byte_level, plan_pre_tokenizer
@@ -29,6 +30,8 @@ class TokenizerPlan(Plan):
     # the post-processor's layout with type ids, and of a pair (tagpipe.plan.pairs); None: why
     layout: Optional[Layout] = None
     layout_why: str = ""
+    offsets: OffsetsPlan = field(default_factory=OffsetsPlan)  # native offsets, or why not
+    byte_level: bool = False  # the model is handed ByteLevel pieces
     metaspace_runs: bool = False  # MetaspaceRuns cuts the pipeline (tagpipe.plan.metaspace)
     id_bound: int = 0  # one more than the largest id an encode can return
     # The decode, planned apart (not a line of `steps`: a delegated decoder does not delegate
@@ -47,12 +50,14 @@ def plan_tokenizer(
     plan.decoder, plan.decoder_config = plan_decoder(loaded, native_normalizer, plan.id_bound)
     pre = plan_pre_tokenizer(loaded.pre_tokenizer, absent=absent_char(normalizer))
     plan.steps.extend(pre.steps)
-    plan_model(loaded.model, byte_level(pre.stages), cache_bytes, plan)
+    plan.byte_level = byte_level(pre.stages)
+    plan_model(loaded.model, plan.byte_level, cache_bytes, plan)
     plan.prefix_ids, plan.suffix_ids = special_ids(loaded.post_processor, "post_processor", plan)
     plan.layout, plan.layout_why = plan_layout(loaded.post_processor)
     plan.post = plan_post_process(loaded.truncation, loaded.padding, plan.prefix_ids, plan.suffix_ids, plan)
     if not plan.native:
         return plan, None
+    plan.offsets = plan_offsets(loaded, plan.byte_level)
     runs, lines = metaspace_runs(loaded.model, normalizer, pre.stages)
     if runs is not None and not use_metaspace_runs:
         runs, lines = None, [Step("MetaspaceRuns", "off", True, "disabled (metaspace_runs=False): the whole-span path")]

@@ -1,7 +1,7 @@
-"""The post-processor's layout of one sequence and of a pair, and what tokenizers does around
-it: pair truncation, the template, padding -- ids, type ids, special-tokens and attention masks,
-as ``TokenizerImpl::post_process`` and ``encode_batch`` build them (tokenizers/src/utils/
-truncation.rs ``truncate_encodings``, processors/*.rs ``process_encodings``, padding.rs).
+"""The post-processor's layout of one sequence and of a pair, and the truncation targets of
+each sequence, as ``TokenizerImpl::post_process`` computes them (tokenizers/src/utils/
+truncation.rs ``truncate_encodings``, processors/*.rs ``process_encodings``); the rows
+themselves -- windows, layout, padding -- are tagpipe.plan.rows.
 
 A layout is a tuple of pieces ``(source, ids, type_id)``: source 0 is sequence A, 1 is B, -1 a
 special token's ids.  What the oracle does (checked against it in tests/test_pairs.py):
@@ -30,7 +30,7 @@ from typing import Optional
 import numpy as np
 
 from tagpipe import spec
-from tagpipe.plan.post_processors import _MAX_PAD, PostProcess
+from tagpipe.plan.post_processors import PostProcess
 
 Piece = tuple[int, tuple[int, ...], int]
 Pieces = tuple[Piece, ...]
@@ -48,11 +48,22 @@ class Layout:
     pair: Optional[Pieces]
     pair_plain: Optional[Pieces]
     why: str = ""
+    # (overflowing rows, tagpipe.plan.rows) every window after a sequence's first has type id 0
+    # when special tokens are added (RobertaProcessing), else its sequence's own
+    zero_window_types: bool = False
+    # why the overflowing windows of one sequence, and of a pair, do not combine as
+    # tagpipe.plan.rows does ("" when they do); b_first: the pair form has $B before $A
+    windows_whys: tuple[str, str] = ("", "")
+    b_first: bool = False
 
     def pieces(self, is_pair: bool, add_special: bool) -> Optional[Pieces]:
         if is_pair:
             return self.pair if add_special else self.pair_plain
         return self.single if add_special else self.single_plain
+
+    def windows_why(self, is_pair: bool) -> str:
+        """Why overflowing rows are not native for this form ("" when they are)."""
+        return self.windows_whys[is_pair]
 
     def added(self, is_pair: bool) -> int:
         """``PostProcessor::added_tokens(is_pair)``: the special ids of the form."""
@@ -82,7 +93,17 @@ def _template(node: spec.TemplateProcessing, path: str) -> tuple[Optional[Layout
         return None, f"{path}.single uses $B (the oracle panics)"
     pair, why = form(node.pair, "pair")
     plain = tuple(p for p in pair or () if p[0] != SPECIAL) if pair is not None else None
-    return Layout(single, tuple(p for p in single if p[0] != SPECIAL), pair, plain, why), ""
+    order = None if pair is None else _sources(pair)
+    whys = (
+        "" if _sources(single) == [A] else f"{path}.single: not one $A (its overflowing windows)",
+        "" if order in (None, [A, B], [B, A]) else f"{path}.pair: not $A and $B once each (overflowing)",
+    )
+    plain_single = tuple(p for p in single if p[0] != SPECIAL)
+    return Layout(single, plain_single, pair, plain, why, windows_whys=whys, b_first=order == [B, A]), ""
+
+
+def _sources(pieces: Pieces) -> list[int]:
+    return [src for src, _, _ in pieces if src != SPECIAL]
 
 
 def plan_layout(node: Optional[spec.PostProcessor], path: str = "post_processor") -> tuple[Optional[Layout], str]:
@@ -94,7 +115,7 @@ def plan_layout(node: Optional[spec.PostProcessor], path: str = "post_processor"
         single = (cls, (A, (), 0), sep)
         if isinstance(node, spec.RobertaProcessing):
             pair = single + (sep, (B, (), 0), sep)
-            return Layout(single, ((A, (), 0),), pair, ((A, (), 0), (B, (), 0))), ""
+            return Layout(single, ((A, (), 0),), pair, ((A, (), 0), (B, (), 0)), zero_window_types=True), ""
         sep1 = (SPECIAL, (node.sep[1],), 1)
         return Layout(single, ((A, (), 0),), single + ((B, (), 1), sep1), _DEFAULT.pair_plain), ""
     if isinstance(node, spec.TemplateProcessing):
@@ -112,18 +133,7 @@ def plan_layout(node: Optional[spec.PostProcessor], path: str = "post_processor"
     return None, f"{path}: no native {node.type} post-processor"
 
 
-# -- the batch: truncation, the layout, padding ------------------------------------------------
-
-
-@dataclass
-class Rows:
-    """A batch, flat: row i is [offsets[i]:offsets[i + 1]] of each array."""
-
-    ids: np.ndarray  # uint32
-    type_ids: np.ndarray  # uint32
-    special_tokens_mask: np.ndarray  # uint8
-    attention_mask: np.ndarray  # uint8
-    offsets: np.ndarray  # int64, n + 1
+# -- truncation ---------------------------------------------------------------------------------
 
 
 def _longest_first(n1: np.ndarray, n2: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
@@ -170,99 +180,3 @@ def targets(
         if n is not None:  # Encoding::truncate asserts stride < max_len (a 0 is allowed)
             failing |= (t < n) & (t > 0) & (post.stride >= t)
     return t1, t2, failing
-
-
-def cut(ids: np.ndarray, offsets: np.ndarray, keep: np.ndarray, left: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Each row cut to `keep` ids: its first (right truncation) or its last (`left`)."""
-    lengths = np.diff(offsets)
-    keep = np.minimum(lengths, keep)
-    if (keep == lengths).all():
-        return ids, offsets
-    doc = np.repeat(np.arange(len(lengths)), lengths)
-    pos = np.arange(len(ids)) - offsets[:-1][doc]
-    lo = lengths - keep if left else np.zeros_like(lengths)
-    mask = (pos >= lo[doc]) & (pos < (lo + keep)[doc])
-    new = np.zeros_like(offsets)
-    np.cumsum(keep, out=new[1:])
-    return ids[mask], new
-
-
-def assemble(pieces: Pieces, seqs: list[tuple[np.ndarray, np.ndarray]], n: int) -> Rows:
-    """The rows of the layout: `seqs` the (ids, offsets) of A (and B)."""
-    lengths = [np.full(n, len(ids)) if src == SPECIAL else np.diff(seqs[src][1]) for src, ids, _ in pieces]
-    total = np.sum(lengths, axis=0) if lengths else np.zeros(n, dtype=np.int64)
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(total, out=offsets[1:])
-    size = int(offsets[-1])
-    ids = np.empty(size, dtype=np.uint32)
-    type_ids = np.empty(size, dtype=np.uint32)
-    special = np.zeros(size, dtype=np.uint8)
-    start = offsets[:-1].copy()
-    for (src, tok, type_id), length in zip(pieces, lengths):
-        if src == SPECIAL:
-            pos = (start[:, None] + np.arange(len(tok))).ravel()
-            ids[pos] = np.tile(np.asarray(tok, dtype=np.uint32), n)
-            special[pos] = 1
-        else:
-            sid, soff = seqs[src]
-            pos = np.arange(len(sid)) + np.repeat(start - soff[:-1], length)
-            ids[pos] = sid
-        type_ids[pos] = type_id
-        start += length
-    return Rows(ids, type_ids, special, np.ones(size, dtype=np.uint8), offsets)
-
-
-def pad(rows: Rows, post: PostProcess) -> Rows:
-    """Every row padded to the batch's target (PostProcess.pad's rule): pad_id, pad_type_id, a
-    special-tokens mask of 1 and an attention mask of 0 on the `pad_left` or right side."""
-    if post.pad_id is None or len(rows.offsets) < 2:
-        return rows
-    lengths = np.diff(rows.offsets)
-    target = post.pad_fixed if post.pad_fixed is not None else int(lengths.max())
-    m = post.pad_multiple
-    if m and target % m:
-        target += m - target % m
-    if target > _MAX_PAD:
-        raise ValueError(f"padding: a padded length of {target} ids is more than tagpipe allocates ({_MAX_PAD})")
-    new_lengths = np.maximum(lengths, target)
-    if (new_lengths == lengths).all():
-        return rows
-    offsets = np.zeros_like(rows.offsets)
-    np.cumsum(new_lengths, out=offsets[1:])
-    doc = np.repeat(np.arange(len(lengths)), lengths)
-    shift = offsets[:-1] + (new_lengths - lengths if post.pad_left else 0)
-    pos = np.arange(len(rows.ids)) - rows.offsets[:-1][doc] + shift[doc]
-    out = []
-    for values, fill in (
-        (rows.ids, post.pad_id),
-        (rows.type_ids, post.pad_type_id),
-        (rows.special_tokens_mask, 1),
-        (rows.attention_mask, 0),
-    ):
-        arr = np.full(int(offsets[-1]), fill, dtype=values.dtype)
-        arr[pos] = values
-        out.append(arr)
-    return Rows(*out, offsets)
-
-
-def post_process(
-    layout: Layout,
-    a: tuple[np.ndarray, np.ndarray],
-    b: Optional[tuple[np.ndarray, np.ndarray]],
-    post: PostProcess,
-    add_special: bool,
-) -> tuple[Optional[Rows], np.ndarray]:
-    """Truncation, the layout and padding of the sequences' ids (A's and, for pairs, B's, each
-    as (ids, offsets)): the rows, or None and the rows that are the oracle's error."""
-    pieces = layout.pieces(b is not None, add_special)
-    assert pieces is not None, "the caller checks the layout's pair form"
-    n_added = layout.added(b is not None) if add_special else 0
-    n1 = np.diff(a[1])
-    n2 = None if b is None else np.diff(b[1])
-    t1, t2, failing = targets(n1, n2, post, n_added)
-    if failing.any():
-        return None, failing
-    seqs = [cut(*a, t1, post.cut_left)]
-    if b is not None:
-        seqs.append(cut(*b, t2, post.cut_left))
-    return pad(assemble(pieces, seqs, len(n1)), post), failing

@@ -3,10 +3,14 @@ outputs (tests of tagpipe.accelerate)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 
 import numpy as np
+import pytest
+
+import tagpipe
 
 from support.data import CORPORA, SHARED
 
@@ -58,3 +62,26 @@ def samples(n=24, seed=0):
             i = rng.randrange(len(text))
             out.append(text[i : i + rng.choice([20, 200, 3000])])
     return out
+
+
+def check(original, fast, *args, strict=False, **kw) -> bool:
+    """The accelerated call gives the original's result on the tagpipe path (under
+    delegation_disabled() when `strict`) -- True -- or, where the original raises, raises
+    too from the original path -- False."""
+    try:
+        want = original(*args, **kw)
+    except BaseException as e:  # the backend's error or panic (a cut it cannot do)
+        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+            raise
+        # ...raised by the original backend again (which of a batch's errors and panics comes
+        # first is its threads' race: the type may differ from one call to the next)
+        with pytest.raises(BaseException) as raised:
+            fast(*args, **kw)
+        assert not isinstance(raised.value, (AssertionError, tagpipe.DelegationError))
+        assert fast.tagpipe_last_path.startswith("original: "), fast.tagpipe_last_path
+        return False
+    with tagpipe.delegation_disabled() if strict else contextlib.nullcontext():
+        got = fast(*args, **kw)
+    assert fast.tagpipe_last_path == "tagpipe", (kw, fast.tagpipe_last_path)
+    assert same(want, got), (args, kw)
+    return True
