@@ -21,6 +21,11 @@ Encoding (worker processes, every id checked against tokenizers 0.23.3)
     encode_cli   `tagpipe encode` on whole corpora: throughput and peak memory
     engines      through the data engines (datasets, Ray, Spark)
 
+transformers (in this process)
+    accelerate   tagpipe.accelerate(tok)(docs, padding=True, truncation=True, ...) against the
+                 same call unaccelerated, single texts or --pairs, with --call offsets or
+                 overflow (question answering), outputs verified equal
+
 One stage at a time (in this process)
     classify, transcode, normalize, pretokenize   per kernel / against the oracle's entry points
     load, memory, hostile                         loading, the memory bound, pathological text

@@ -20,7 +20,7 @@ Two bounds, both required (exit status 1 otherwise):
   by doubling) plus one chunk of input;
 * the peak <= 1.25 x (budget + one chunk's output + baseline) (issue 42, item 6).
 
-    python -m bench.memory                          # gpt2, 1 GB, default budget (128 MiB)
+    python -m bench.memory                          # gpt2, 1 GB, default budget (128 MiB), every core
     python -m bench.memory --tokenizer llama3 --gigabytes 0.25 --cache-bytes 33554432
 """
 
@@ -83,6 +83,8 @@ def main(argv=None) -> None:
     ap.add_argument("--doc-bytes", type=int, default=4096)
     ap.add_argument("--cache-bytes", type=int, default=None, help=f"default: {ENV_CACHE} or {DEFAULT_CACHE_BYTES}")
     ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--out", default="memory")
+    ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args(argv)
 
     path = harness.tokenizer_path(args.tokenizer)
@@ -119,24 +121,30 @@ def main(argv=None) -> None:
     # most one id per byte of its text: 4 bytes per byte, twice that while they double)
     round_bound = 2 * 4 * ROUND_BYTES
     bound = tok.cache_bytes + output_bound + round_bound + chunk_bytes
-    print(
+    lines = [
         f"tokenizer {args.tokenizer}, {total / 1e9:.2f} GB of mostly unique text in {n_chunks} chunks of "
-        f"{args.chunk_mb} MiB, {tokens:,} tokens, {dt:.0f} s ({total / MiB / dt:.1f} MiB/s)"
-    )
-    print(
+        f"{args.chunk_mb} MiB, {tokens:,} tokens, {dt:.0f} s ({total / MiB / dt:.1f} MiB/s), "
+        f"{args.threads or 'all'} thread(s), kernel {harness.kernel()}",
         f"RSS after loading, before the first encode (baseline) {base / MiB:.0f} MiB, "
-        f"peak {peak / MiB:.0f} MiB: growth {growth / MiB:.1f} MiB"
-    )
+        f"peak {peak / MiB:.0f} MiB: growth {growth / MiB:.1f} MiB",
+    ]
     ratio = peak / (tok.cache_bytes + output_bound + base)
-    print(f"peak / (budget + one chunk's output + baseline) = {ratio:.2f} (at most 1.25)")
-    print(
+    lines.append(f"peak / (budget + one chunk's output + baseline) = {ratio:.2f} (at most 1.25)")
+    lines.append(
         f"bound: cache budget {tok.cache_bytes / MiB:.0f} MiB + one chunk's output {output_bound / MiB:.1f} MiB "
         f"+ one round's buffers {round_bound / MiB:.0f} MiB "
         f"+ one chunk of input {chunk_bytes / MiB:.0f} MiB = {bound / MiB:.1f} MiB; "
         f"the caches held at most {used_max / MiB:.1f} MiB (cache_used)"
     )
     ok = growth <= bound and ratio <= 1.25 and used_max <= tok.cache_bytes
-    print("within the bounds" if ok else "OVER THE BOUND")
+    lines.append("within the bounds" if ok else "OVER THE BOUND")
+    print("\n".join(lines))
+    if not args.no_write:
+        body = "```text\n" + "\n".join(lines) + "\n```"
+        out = harness.write_report(
+            args.out, "Memory: resident growth under a stream of new words", harness.command("memory", argv), body
+        )
+        print(f"wrote {out}")
     sys.exit(0 if ok else 1)
 
 

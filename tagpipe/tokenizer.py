@@ -5,6 +5,7 @@
     >>> tok.encode_to_numpy("Hello world")    # uint32 array, no Python list
     >>> tok.encode_batch_flat(texts)          # (ids uint32[N], offsets int64[n+1]), all cores
     >>> tok.encode_arrow(pa_string_array)     # Arrow list<uint32>; Arrow/numpy/pandas input
+    >>> tok.encode_batch_pairs(texts, pairs)   # Encodings: ids, type ids, special-tokens/attention masks
     >>> tok.decode(ids)                       # the text, as tokenizers' decode; decode_batch, decode_stream
     >>> print(tok.explain())                  # every stage: native or delegated, and why
 
@@ -18,6 +19,7 @@ native encoder's configuration: tagpipe.plan, from the file as tagpipe.spec read
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import os
@@ -29,8 +31,11 @@ import numpy as np
 from tagpipe import _core
 from tagpipe._delegate import DelegationError, delegation_allowed, oracle
 from tagpipe.decoding import DecodeStream, flag
+from tagpipe.encodings import FIELDS, Encoding, Encodings
 from tagpipe.plan import plan_tokenizer
+from tagpipe.plan.rows import Side, post_process
 from tagpipe.pretokenizer import _utf8
+from tagpipe.sequences import Sequences, check_unicode
 from tagpipe.spec import TokenizerJsonError, load_tokenizer_json
 
 DEFAULT_CACHE_BYTES = 128 << 20  # the word cache budget, all threads of one Tokenizer together
@@ -48,18 +53,6 @@ def _default_cache_bytes() -> int:
     if n < 0:
         raise ValueError(f"{ENV_CACHE}={value!r} must not be negative")
     return n
-
-
-def _check_batch(texts: Sequence[str]) -> None:
-    """ValueError naming the text of a batch (and the index in it) that holds a lone surrogate."""
-    for i, t in enumerate(texts):
-        try:
-            t.encode("utf-8")
-        except UnicodeEncodeError as e:
-            raise ValueError(
-                f"text {i} of the batch contains a lone surrogate U+{ord(t[e.start]):04X} at index {e.start}; "
-                "tagpipe needs valid Unicode"
-            ) from None
 
 
 def _unpickle(version: int, json_text: str, options: dict[str, Any]) -> "Tokenizer":
@@ -95,6 +88,8 @@ class Tokenizer:
         self._special_ids = (list(self.plan.prefix_ids), list(self.plan.suffix_ids)) if self.native else ([], [])
         self._runs = self.native and self.plan.metaspace_runs
         self._oracle = None
+        # (each text's sequence before the post-processor: ids, offsets, delegated texts)
+        self._sequences = Sequences(json_text, self._native, self.plan, self._oracle_tokenizer)
         if self._native is None and not delegation_allowed():
             raise DelegationError("this tokenizer would be delegated to tokenizers: " + "; ".join(self.plan.reasons()))
 
@@ -184,6 +179,16 @@ class Tokenizer:
                     else "  word seed: none (a continuing_subword_prefix or end_of_word_suffix, or "
                     "vocabulary strings that share an id)"
                 )
+        if self._native is not None:
+            why = self.plan.offsets.why
+            lines.append(
+                "  offsets: "
+                + (
+                    f"DELEGATED: {why}"
+                    if why
+                    else "native (cpp/encode/offsets.h; a text whose spans are not proven is delegated)"
+                )
+            )
         if self.plan.decoder is not None:
             lines.append("  " + str(self.plan.decoder))
         return "\n".join(lines)
@@ -265,7 +270,7 @@ class Tokenizer:
                 raise TypeError(f"encode_batch expects str items, item {i} is {type(t).__name__}")
         threads = self._threads(num_threads)
         if self._native is None:
-            _check_batch(texts)
+            check_unicode(texts)
             return self._post.pad(*self._delegate_all(texts, add_special_tokens))
         cut = self._post.native(add_special_tokens)
         try:
@@ -273,7 +278,7 @@ class Tokenizer:
                 texts, add_special_tokens, threads, *(cut or (-1, False))
             )
         except UnicodeEncodeError:
-            _check_batch(texts)
+            check_unicode(texts)
             raise
         return self._finish(ids, offsets, delegate, texts.__getitem__, add_special_tokens, cut=cut)
 
@@ -381,6 +386,126 @@ class Tokenizer:
         ids, offsets = self.encode_batch_flat(texts, add_special_tokens, num_threads)
         flat = ids.tolist()
         return [flat[offsets[i] : offsets[i + 1]] for i in range(len(offsets) - 1)]
+
+    # -- pairs, type ids, masks, offsets and overflowing rows --
+    def encode_bodies(self, texts: Sequence[str], num_threads: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
+        """The ids of each text without special tokens, truncation or padding -- each sequence
+        as tokenizers encodes it before its post-processing: (ids uint32[N], offsets
+        int64[n + 1]), as `encode_batch_flat`."""
+        side = self._sequences.ids(list(texts), self._threads(num_threads))
+        return side.ids, side.offsets
+
+    def encode_sides(
+        self, texts: list[str], pairs: Optional[list[str]], num_threads: Optional[int] = None, offsets: bool = False
+    ) -> tuple[Side, Optional[Side]]:
+        """The sequences of the texts and of their pairs (None: no pairs), in one native call:
+        `encode_bodies`' ids and, with `offsets`, each token's characters (tagpipe.sequences)."""
+        both = texts if pairs is None else texts + pairs
+        threads = self._threads(num_threads)
+        side = self._sequences.offsets(both, threads) if offsets else self._sequences.ids(both, threads)
+        if pairs is None:
+            return side, None
+        return side.split(len(texts))
+
+    def encode_batch_pairs(
+        self,
+        texts: Sequence[str],
+        pairs: Optional[Sequence[str]] = None,
+        add_special_tokens: bool = True,
+        num_threads: Optional[int] = None,
+        *,
+        offsets: bool = False,
+        overflowing: bool = False,
+    ) -> Encodings:
+        """Each text -- with its pair, ``pairs[i]``, when `pairs` is given -- as tokenizers'
+        ``encode_batch(list(zip(texts, pairs)))``: ids, type ids, special-tokens masks and
+        attention masks (`Encodings`, flat; ``[i]`` gives row i), with this file's truncation
+        and padding; with `offsets` each token's characters in its text (``offset_mapping``),
+        with `overflowing` each input's overflowing rows after its first (the windows its
+        truncation's ``stride`` makes, ``overflow_to_sample_mapping``).  The sequences are
+        encoded natively, then laid out with numpy (tagpipe.plan.rows); what is not native
+        (``explain_pairs()``, ``explain_offsets()``), or a row that is the oracle's truncation
+        error, goes to tokenizers (which raises that error)."""
+        texts = list(texts)
+        if pairs is not None:
+            pairs = list(pairs)
+            if len(pairs) != len(texts):
+                raise ValueError(f"{len(texts)} texts but {len(pairs)} pairs")
+        is_pair = pairs is not None
+        why = self.explain_pairs(is_pair) or (self.explain_offsets() if offsets else "")
+        if not why and overflowing:
+            why = self.plan.layout.windows_why(is_pair)
+        if why or self._native is None:
+            return self._oracle_pairs(texts, pairs, add_special_tokens, offsets, overflowing)
+        if add_special_tokens and self.plan.special_tokens_error is not None:
+            raise TokenizerJsonError(*self.plan.special_tokens_error)
+        a, b = self.encode_sides(texts, pairs, num_threads, offsets)
+        trims = self._sequences.trims if offsets else None
+        rows, failing = post_process(self.plan.layout, a, b, self._post, add_special_tokens, overflowing, trims)
+        if rows is None:  # the oracle's truncation error: it raises it
+            i = int(np.flatnonzero(failing)[0])
+            one = None if pairs is None else [pairs[i]]
+            return self._oracle_pairs([texts[i]], one, add_special_tokens, offsets, overflowing)
+        return Encodings(
+            rows.ids, rows.type_ids, rows.special_tokens_mask, rows.attention_mask, rows.offsets, rows.offset_mapping,
+            rows.sample,
+        )  # fmt: skip
+
+    def encode_pair(
+        self,
+        text: str,
+        pair: Optional[str] = None,
+        add_special_tokens: bool = True,
+        *,
+        offsets: bool = False,
+        overflowing: bool = False,
+    ) -> Encoding:
+        """One text (and its pair) as `encode_batch_pairs` does it: an `Encoding` of lists, its
+        overflowing rows in ``.overflowing``."""
+        rows = self.encode_batch_pairs(
+            [text], None if pair is None else [pair], add_special_tokens, 1, offsets=offsets, overflowing=overflowing
+        )
+        first = rows[0]
+        if len(rows) == 1:
+            return first
+        return dataclasses.replace(first, overflowing=[rows[i] for i in range(1, len(rows))])
+
+    def explain_pairs(self, is_pair: bool = True) -> str:
+        """Why `encode_batch_pairs` (and accelerate's type ids and pairs) go to tokenizers for
+        this post-processor ("" when native)."""
+        layout = self.plan.layout
+        if layout is None:
+            return self.plan.layout_why
+        return layout.why if is_pair and layout.pair is None else ""
+
+    @property
+    def offsets_trim(self) -> Optional[bool]:
+        """None, or the trim the post-processor makes of the offsets (``trim_offsets``), as
+        its ``add_prefix_space``: what tagpipe.plan.rows.post_process takes."""
+        return self._sequences.trims
+
+    def explain_offsets(self) -> str:
+        """Why offsets (``encode_batch_pairs(offsets=True)``, accelerate's
+        ``return_offsets_mapping``) go to tokenizers for this tokenizer ("" when native)."""
+        if not self.native:
+            return "tagpipe delegates this tokenizer"
+        return self.plan.offsets.why
+
+    def _oracle_pairs(
+        self, texts: list[str], pairs: Optional[list[str]], add_special_tokens: bool, offsets: bool, overflowing: bool
+    ) -> Encodings:
+        inputs = texts if pairs is None else list(zip(texts, pairs))
+        encs = self._oracle_tokenizer().encode_batch(inputs, add_special_tokens=add_special_tokens)
+        rows = [(i, r) for i, e in enumerate(encs) for r in ([e] + list(e.overflowing) if overflowing else [e])]
+        lengths = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([len(r.ids) for _, r in rows], out=lengths[1:])
+        arrays = [
+            np.asarray([v for _, r in rows for v in getattr(r, f)], dtype=np.uint32 if f.endswith("ids") else np.uint8)
+            for f in FIELDS
+        ]
+        spans = np.asarray([o for _, r in rows for o in r.offsets], dtype=np.int64).reshape(-1, 2) if offsets else None
+        sample = np.asarray([i for i, _ in rows], dtype=np.int64) if overflowing else None
+        return Encodings(*arrays, lengths, spans, sample)
 
     # -- decoding --
     @property

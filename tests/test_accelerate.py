@@ -4,18 +4,14 @@ original backend for whatever tagpipe does not serve -- with the path each call 
 
 from __future__ import annotations
 
-import random
-
-import numpy as np
 import pytest
 
 import tagpipe
 
-from support.data import CORPORA, SHARED, needs_shared
+from support.data import SHARED, needs_shared
+from support.hf import PAD, same, samples
 
 transformers = pytest.importorskip("transformers")
-
-PAD = {"gpt2": "<|endoftext|>", "llama2": "</s>", "llama3": "<|end_of_text|>"}
 
 CALLS = [
     {},
@@ -34,31 +30,6 @@ def pair(name):
     path = str(SHARED / "tokenizers" / name / "tokenizer.json")
     a, b = (transformers.PreTrainedTokenizerFast(tokenizer_file=path, pad_token=PAD[name]) for _ in range(2))
     return a, tagpipe.accelerate(b)
-
-
-def same(x, y) -> bool:
-    if set(x) != set(y):
-        return False
-    for k in x:
-        a, b = x[k], y[k]
-        if type(a) is not type(b):
-            return False
-        if isinstance(a, np.ndarray) and not (a.dtype == b.dtype and np.array_equal(a, b)):
-            return False
-        if not isinstance(a, np.ndarray) and a != b:
-            return False
-    return True
-
-
-def samples(n=24, seed=0):
-    rng = random.Random(seed)
-    out = ["", " ", "Hello world", "東京 naïve 12345", "  spaces   and\ttabs\n\nnew", "<|endoftext|> <s> x"]
-    for path in CORPORA:
-        text = path.read_bytes().decode("utf-8")
-        for _ in range(n // max(1, len(CORPORA))):
-            i = rng.randrange(len(text))
-            out.append(text[i : i + rng.choice([20, 200, 3000])])
-    return out
 
 
 @needs_shared
@@ -84,24 +55,37 @@ def test_same_ids_and_masks(name, side):
 def test_what_tagpipe_does_not_serve_goes_to_the_original():
     original, fast = pair("gpt2")
     cases = [
-        ({"text": "a b", "text_pair": "c d"}, "sequence pairs"),
         ({"text": ["a", "b"], "is_split_into_words": True}, "is_split_into_words"),
-        ({"text": "a b", "return_offsets_mapping": True}, "offsets"),
-        (
-            {"text": "a b c d e", "truncation": True, "max_length": 2, "return_overflowing_tokens": True, "stride": 1},
-            "overflowing",
-        ),
-        ({"text": "a b", "return_token_type_ids": True}, "token type ids"),
-        ({"text": "a b", "return_length": True}, "lengths"),
         ({"text": "a <|endoftext|>", "split_special_tokens": True}, "split_special_tokens"),
     ]
+    assert fast.tokenize("Hello world") == original.tokenize("Hello world")  # (reads .encodings)
+    assert "tokenize()" in fast.tagpipe_last_path
     for kw, why in cases:
         assert same(original(**kw), fast(**kw)), kw
         assert fast.tagpipe_last_path.startswith("original: ") and why in fast.tagpipe_last_path, (
             kw,
             fast.tagpipe_last_path,
         )
-    assert fast.tagpipe_stats["original"] == len(cases)
+    assert fast.tagpipe_stats["original"] == len(cases) + 1
+
+
+@needs_shared
+def test_pairs_type_ids_lengths_offsets_and_overflow_are_served():
+    """(They went to the original before tests/test_accelerate_pairs.py's and
+    tests/test_accelerate_offsets.py's work.)"""
+    original, fast = pair("gpt2")
+    cases = [
+        {"text": "a b", "text_pair": "c d"},
+        {"text": "a b", "return_token_type_ids": True},
+        {"text": "a b", "return_length": True},
+        {"text": "a b", "return_special_tokens_mask": True},
+        {"text": "a b", "return_offsets_mapping": True},
+        {"text": "a b c d e", "truncation": True, "max_length": 2, "return_overflowing_tokens": True, "stride": 1},
+    ]
+    for kw in cases:
+        assert same(original(**kw), fast(**kw)), kw
+        assert fast.tagpipe_last_path == "tagpipe", (kw, fast.tagpipe_last_path)
+    assert fast.tagpipe_stats["original"] == 0
 
 
 @needs_shared

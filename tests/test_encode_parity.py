@@ -208,14 +208,14 @@ def delegated_variant(name: str) -> str:
     """A shared file changed so that tagpipe must delegate it: its regex or normalizer made one
     tagpipe does not know (every shared file itself is native)."""
     doc = json.loads(json.dumps(tokenizer_json(name)))
-    if name == "llama3":  # a Split regex one character away from cl100k's
+    if name == "llama3":  # a Split regex off cl100k's by a look-behind (the regex compiler has none)
         split = doc["pre_tokenizer"]["pretokenizers"][0]
-        split["pattern"]["Regex"] = split["pattern"]["Regex"].replace("\\p{N}{1,3}", "\\p{N}{1,4}")
-    elif name == "marian-ortx-nmt":  # a Replace regex other than " {2,}"
-        doc["normalizer"]["normalizers"][2]["pattern"] = {"Regex": " {3,}"}
+        split["pattern"]["Regex"] = split["pattern"]["Regex"].replace("\\p{N}{1,3}", "\\p{N}{1,4}(?<=\\p{N})")
+    elif name == "marian-ortx-nmt":  # a Replace regex with a look-behind (outside the compiled subset)
+        doc["normalizer"]["normalizers"][2]["pattern"] = {"Regex": " {3,}(?<= )"}
     elif name == "t5-small":  # BPE-style dropout has no Unigram form; a Split regex then
         doc["pre_tokenizer"]["pretokenizers"].insert(
-            0, {"type": "Split", "pattern": {"Regex": "[a-z]{2}"}, "behavior": "Isolated", "invert": False}
+            0, {"type": "Split", "pattern": {"Regex": "[a-z]{2}(?<=[a-z])"}, "behavior": "Isolated", "invert": False}
         )
     return json.dumps(doc)
 
@@ -886,12 +886,24 @@ def synthetic_cases() -> list[Synthetic]:
                 needles=["é", "e\u0301"],
             )
         )
-    # a regex Replace is not native: delegated, still exact
+    # a regex Replace runs the compiled regex; one outside its subset is delegated, still exact
+    cases.append(
+        Synthetic(
+            "replace_regex",
+            bpe_json(
+                sv, SP_MERGES, unk="<unk>", normalizer={"type": "Replace", "pattern": {"Regex": "a+"}, "content": "b"}
+            ),
+            ABC_TEXTS,
+        )
+    )
     cases.append(
         Synthetic(
             "replace_regex_delegated",
             bpe_json(
-                sv, SP_MERGES, unk="<unk>", normalizer={"type": "Replace", "pattern": {"Regex": "a+"}, "content": "b"}
+                sv,
+                SP_MERGES,
+                unk="<unk>",
+                normalizer={"type": "Replace", "pattern": {"Regex": "(?<=a)a+"}, "content": "b"},
             ),
             ABC_TEXTS,
             expect_native=False,

@@ -335,8 +335,12 @@ def test_plans_name_what_runs():
     assert [(s.native, s.what) for s in plan.steps] == [
         (True, "BertNormalizer(clean_text, chinese, strip_accents, lowercase)")
     ]
+    _, plan = plan_steps({"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": "▁"})
+    assert [(s.native, s.how) for s in plan.steps] == [(True, "runs of two or more spaces")]
     _, plan = plan_steps({"type": "Replace", "pattern": {"Regex": " +"}, "content": "▁"})
-    assert [s.native for s in plan.steps] == [False]  # only " {2,}" is recognised
+    assert [(s.native, s.how) for s in plan.steps] == [(True, "compiled regex")]
+    _, plan = plan_steps({"type": "Replace", "pattern": {"Regex": "(?<= ) "}, "content": "▁"})
+    assert [(s.native, s.how) for s in plan.steps] == [(False, "regex not supported: group '(?<=' at offset 0")]
 
 
 @pytest.mark.parametrize("blob", ["", "!!!", "AAAA", "/////w=="])
@@ -420,6 +424,10 @@ FIRST_NORMALIZERS = {
     "Strip": STANDALONE["Strip"],
     "NFKD+Lowercase": {"type": "Sequence", "normalizers": [{"type": "NFKD"}, {"type": "Lowercase"}]},
     "Space-runs": STANDALONE["Replace-space-runs"],
+    # the content takes the origin of the match's last character (not its first): "hello" ->
+    # "xllo" does not start at offset 0, nor does "y" for the first two spaces of "  a  b  "
+    "Replace-he": {"type": "Replace", "pattern": {"String": "he"}, "content": "x"},
+    "Space-runs-y": {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": "y"},
 }
 
 

@@ -64,7 +64,7 @@ KNOWN_REGEXES = {
     "[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
     "falcon_digits": "[0-9][0-9][0-9]",
 }
-UNRECOGNISED_REGEX = "[aeiou]+"
+UNRECOGNISED_REGEX = "[aeiou]+(?<=[aeiou])"  # [aeiou]+ with a look-behind the regex compiler does not run
 REGEX_NEEDLES = [
     "'s",
     "'S",

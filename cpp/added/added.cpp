@@ -93,7 +93,7 @@ int32_t Splitter::longest(const uint8_t* s, uint32_t n, uint32_t i, uint32_t* en
 
 void Splitter::split(const uint8_t* s, uint32_t n, std::vector<Segment>& out) const {
   if (n == 0) {
-    out.push_back({Segment::kText, 0, 0});
+    out.push_back(Segment::of_text(0, 0));
     return;
   }
   uint32_t start_offset = 0;
@@ -147,11 +147,11 @@ void Splitter::split(const uint8_t* s, uint32_t n, std::vector<Segment>& out) co
     }
     if (tok.rstrip)  // ^\s* of the text after the token
       while (stop < n && is_space(decode(s, stop, n))) stop = char_after(s, stop, n);
-    if (start_offset < start) out.push_back({Segment::kText, start_offset, start});
-    out.push_back({tok.id, start, stop});
+    if (start_offset < start) out.push_back(Segment::of_text(start_offset, start));
+    out.push_back({tok.id, start, stop, false});
     start_offset = stop;
   }
-  if (start_offset != n) out.push_back({Segment::kText, start_offset, n});
+  if (start_offset != n) out.push_back(Segment::of_text(start_offset, n));
 }
 
 }  // namespace tagpipe::added

@@ -24,9 +24,10 @@ struct Token {
 };
 
 struct Segment {
-  static constexpr uint32_t kText = UINT32_MAX;
-  uint32_t id;  // kText for text between tokens
+  uint32_t id;  // the token's (any u32: the oracle takes 2^32 - 1 too); 0 for text
   uint32_t begin, end;
+  bool text;  // text between tokens, not a token
+  static Segment of_text(uint32_t begin, uint32_t end) { return {0, begin, end, true}; }
 };
 
 class Splitter {

@@ -81,6 +81,25 @@ class PyPreTokenizer {
   pretok::PreTokenizer impl_;
 };
 
+// A list of str as the encoder's documents (each held alive while the GIL is released).
+struct Docs {
+  std::vector<Text> keep;
+  std::vector<Units> units;
+  explicit Docs(const py::list& texts) {
+    keep.reserve(texts.size());
+    units.reserve(texts.size());
+    for (const auto& t : texts) {
+      keep.emplace_back(t);
+      units.push_back(keep.back().units);
+    }
+  }
+  // The first document the encoder found a lone surrogate in: CPython's error for it.
+  void raise_not_utf8(const std::vector<uint8_t>& delegate) const {
+    for (size_t i = 0; i < units.size(); i++)
+      if (delegate[i] == Encoder::kNotUtf8) keep[i].raise_not_utf8();
+  }
+};
+
 // The encoder of a native plan (tagpipe.plan builds its EncoderConfig; it is trusted).
 class PyEncoder {
  public:
@@ -103,21 +122,13 @@ class PyEncoder {
 
   // (ids uint32[N], offsets int64[n+1], delegate bool[n]) for a list of str.
   py::tuple encode_batch(const py::list& texts, bool add_special, int threads, int64_t limit, bool left) const {
-    std::vector<Text> keep;
-    keep.reserve(texts.size());
-    std::vector<Units> docs;
-    docs.reserve(texts.size());
-    for (const auto& t : texts) {
-      keep.emplace_back(t);
-      docs.push_back(keep.back().units);
-    }
+    const Docs docs(texts);
     Encoder::Batch batch;
     {
       py::gil_scoped_release nogil;
-      impl_.encode_batch(docs, add_special, threads, batch, truncation(limit, left));
+      impl_.encode_batch(docs.units, add_special, threads, batch, truncation(limit, left));
     }
-    for (size_t i = 0; i < docs.size(); i++)
-      if (batch.delegate[i] == Encoder::kNotUtf8) keep[i].raise_not_utf8();
+    docs.raise_not_utf8(batch.delegate);
     return batch_tuple(batch);
   }
 
@@ -146,6 +157,26 @@ class PyEncoder {
       impl_.encode_batch(docs, add_special, threads, batch, truncation(limit, left));
     }
     return batch_tuple(batch);
+  }
+
+  // (ids uint32[N], offsets int64[n+1], spans uint32[N,2]: each token's characters, added
+  // bool[N]: an added token's match, delegate bool[n]) for a list of str, without special
+  // tokens, truncation or padding.
+  py::tuple encode_offsets(const py::list& texts, const TokenSpans* token_spans, int threads) const {
+    const Docs docs(texts);
+    Encoder::SpanBatch batch;
+    {
+      py::gil_scoped_release nogil;
+      impl_.encode_offsets(docs.units, token_spans, threads, batch);
+    }
+    docs.raise_not_utf8(batch.delegate);
+    const py::ssize_t count = py::ssize_t(batch.ids.size());
+    py::array_t<uint32_t> spans = to_numpy(std::move(batch.spans));
+    py::array_t<bool> delegate(py::ssize_t(batch.delegate.size())), added(count);
+    std::copy(batch.delegate.begin(), batch.delegate.end(), delegate.mutable_data());
+    std::copy(batch.added.begin(), batch.added.end(), added.mutable_data());
+    return py::make_tuple(to_numpy(std::move(batch.ids)), to_numpy(std::move(batch.offsets)),
+                          spans.reshape({count, py::ssize_t(2)}), added, delegate);
   }
 
   size_t cache_used() const { return impl_.cache_used(); }
@@ -281,6 +312,20 @@ PYBIND11_MODULE(_core, m) {
       .def(py::init<const std::vector<pretok::StageSpec>&, bool>(), py::arg("stages"), py::arg("model_cuts") = false)
       .def("run", &PyPreTokenizer::run, py::arg("data"));
 
+  // What BPE's offsets need of its tokens (encode/offsets.h): built on the first offsets call.
+  py::class_<TokenSpans>(m, "TokenSpans")
+      .def(py::init([](const std::vector<py::bytes>& strings, const py::bytes& prefix, const py::bytes& suffix,
+                       std::optional<uint32_t> unk_id, const std::vector<std::optional<uint32_t>>& byte_ids,
+                       const std::vector<uint32_t>& refused, bool check_bytes) {
+             std::vector<std::string> s(strings.begin(), strings.end());
+             std::vector<uint32_t> bytes;
+             for (const auto& b : byte_ids) bytes.push_back(b.value_or(TokenSpans::kNone));
+             return std::make_unique<TokenSpans>(s, std::string(prefix), std::string(suffix),
+                                                 unk_id.value_or(TokenSpans::kNone), bytes, refused, check_bytes);
+           }),
+           py::arg("strings"), py::arg("prefix"), py::arg("suffix"), py::arg("unk_id"), py::arg("byte_ids"),
+           py::arg("refused"), py::arg("check_bytes"));
+
   py::class_<PyEncoder>(m, "Encoder")
       // (the config's tables are moved into the encoder: the config is left empty)
       .def(py::init([](EncoderSpec& config) { return std::make_unique<PyEncoder>(std::move(config)); }),
@@ -294,6 +339,7 @@ PYBIND11_MODULE(_core, m) {
       .def("encode_spans", &PyEncoder::encode_spans, py::arg("data"), py::arg("starts"), py::arg("ends"),
            py::arg("add_special_tokens"), py::arg("threads"), py::arg("truncate") = -1,
            py::arg("truncate_left") = false)
+      .def("encode_offsets", &PyEncoder::encode_offsets, py::arg("texts"), py::arg("token_spans"), py::arg("threads"))
       .def("clear_cache", &PyEncoder::clear_cache)
       .def("cut_rule", &PyEncoder::cut_rule)
       .def("cut_exception", &PyEncoder::cut_exception)

@@ -90,9 +90,6 @@ py::class_<T, Options...> record(py::handle scope, const char* name, const char*
   return cls;
 }
 
-// An id that may be absent: None <-> kNone.
-std::optional<uint32_t> maybe(uint32_t id, uint32_t none) { return id == none ? std::nullopt : std::optional(id); }
-
 // A vocabulary, dict token -> id, read in place (a list of pairs would be a tuple per token).
 StringTable vocab_from(const py::dict& d) {
   StringTable vocab;
@@ -124,7 +121,8 @@ void bind_stage(py::module_& m) {
       .value("Metaspace", S::Kind::Metaspace)
       .value("FixedLength", S::Kind::FixedLength)
       .value("Scripts", S::Kind::Scripts)
-      .value("MetaspaceRuns", S::Kind::MetaspaceRuns);
+      .value("MetaspaceRuns", S::Kind::MetaspaceRuns)
+      .value("Regex", S::Kind::Regex);
   py::enum_<S::Prepend>(stage, "Prepend", "Metaspace's prepend_scheme")
       .value("Always", S::Prepend::Always)
       .value("First", S::Prepend::First)
@@ -140,6 +138,7 @@ void bind_stage(py::module_& m) {
       .def_readwrite("split", &S::split)
       .def_readwrite("length", &S::length)
       .def_readwrite("guards", &S::guards)
+      .def_readwrite("program", &S::program)
       .def_property(
           "pairs", [](const S& s) { return py::bytes(s.pairs); },
           [](S& s, const py::bytes& pairs) {
@@ -189,10 +188,12 @@ void bind_normalizer_step(py::module_& m) {
       .value("Nfkc", N::Kind::Nfkc)
       .value("Unicode", N::Kind::Unicode)
       .value("Strip", N::Kind::Strip)
-      .value("Precompiled", N::Kind::Precompiled);
+      .value("Precompiled", N::Kind::Precompiled)
+      .value("RegexReplace", N::Kind::RegexReplace);
   step.def_readwrite("kind", &N::kind)
       .def_readwrite("a", &N::a)
       .def_readwrite("b", &N::b)
+      .def_readwrite("program", &N::program)
       .def_readwrite("unicode", &N::unicode)
       .def_readwrite("strip_left", &N::strip_left)
       .def_readwrite("strip_right", &N::strip_right)
@@ -212,9 +213,7 @@ void bind_models(py::module_& m) {
       .def_readwrite("rstrip", &added::Token::rstrip);
 
   record<BpeOptions>(m, "BpeOptions", "A BPE model's options (the vocabulary and merges: EncoderConfig)")
-      .def_property(
-          "unk_id", [](const BpeOptions& o) { return maybe(o.unk_id, BpeOptions::kNone); },
-          [](BpeOptions& o, std::optional<uint32_t> id) { o.unk_id = id.value_or(BpeOptions::kNone); })
+      .def_readwrite("unk_id", &BpeOptions::unk_id)
       .def_readwrite("fuse_unk", &BpeOptions::fuse_unk)
       .def_readwrite("byte_fallback", &BpeOptions::byte_fallback)
       .def_readwrite("ignore_merges", &BpeOptions::ignore_merges)
@@ -222,9 +221,7 @@ void bind_models(py::module_& m) {
       .def_readwrite("suffix", &BpeOptions::suffix);
 
   record<WordPieceOptions>(m, "WordPieceOptions", "A WordPiece model's options")
-      .def_property(
-          "unk_id", [](const WordPieceOptions& o) { return maybe(o.unk_id, WordPieceOptions::kNone); },
-          [](WordPieceOptions& o, std::optional<uint32_t> id) { o.unk_id = id.value_or(WordPieceOptions::kNone); })
+      .def_readwrite("unk_id", &WordPieceOptions::unk_id)
       .def_readwrite("prefix", &WordPieceOptions::prefix)
       .def_readwrite("max_chars", &WordPieceOptions::max_chars);
 
@@ -236,14 +233,12 @@ void bind_models(py::module_& m) {
            py::arg("vocab"), py::arg("options"));
   py::class_<WordLevel, PieceModel, std::shared_ptr<WordLevel>>(m, "WordLevel")
       .def(py::init([](const py::dict& vocab, std::optional<uint32_t> unk_id) {
-             return std::make_shared<WordLevel>(vocab_from(vocab), unk_id.value_or(StringTable::kMissing));
+             return std::make_shared<WordLevel>(vocab_from(vocab), unk_id);
            }),
            py::arg("vocab"), py::arg("unk_id"));
   py::class_<Unigram, PieceModel, std::shared_ptr<Unigram>>(m, "Unigram")
       .def(py::init([](const std::vector<std::pair<std::string, double>>& pieces, std::optional<uint32_t> unk_id,
-                       bool byte_fallback) {
-             return std::make_shared<Unigram>(pieces, unk_id.value_or(Unigram::kNone), byte_fallback);
-           }),
+                       bool byte_fallback) { return std::make_shared<Unigram>(pieces, unk_id, byte_fallback); }),
            py::arg("pieces"), py::arg("unk_id"), py::arg("byte_fallback"));
 }
 

@@ -8,14 +8,11 @@
 #include "encode/thread_pool.h"
 
 namespace tagpipe {
-namespace {
 
 Worker& thread_worker() {
   thread_local Worker w;
   return w;
 }
-
-}  // namespace
 
 Encoder::Encoder(EncoderSpec spec)
     : normalizer_(std::move(spec.normalizer)),
@@ -64,11 +61,11 @@ bool Encoder::encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& 
     if (!normalizer_.run(s, n, w.gap, w.norm, need_origin_)) return false;
   }
   w.norm_segments.clear();
-  if (normalized_.empty()) w.norm_segments.push_back({added::Segment::kText, 0, w.gap.size});
+  if (normalized_.empty()) w.norm_segments.push_back(added::Segment::of_text(0, w.gap.size));
   else normalized_.split(w.gap.bytes, w.gap.size, w.norm_segments);
   for (const added::Segment& seg : w.norm_segments) {
     if (w.sink.size >= w.stop_at) break;
-    if (seg.id != added::Segment::kText) {
+    if (!seg.text) {
       w.sink.push(seg.id);
       continue;
     }
@@ -104,7 +101,7 @@ bool Encoder::encode_gaps(const uint8_t* s, Worker& w, ThreadCache& cache) const
   w.gaps.clear(), w.gap_pieces.clear(), w.gap_tokens.clear();
   for (size_t k = 0; k < w.raw_segments.size() && w.sink.size < w.stop_at; k++) {
     const added::Segment seg = w.raw_segments[k];
-    if (seg.id != added::Segment::kText) {
+    if (!seg.text) {
       w.gap_tokens.push_back({uint32_t(w.gaps.size()), seg.id});
       continue;
     }
@@ -153,7 +150,7 @@ bool Encoder::encode_with(const uint8_t* s, uint32_t n, bool add_special, Trunca
   w.raw_segments.clear();
   {
     StageTimer t(w.times ? &w.times->split : nullptr);
-    if (raw_.empty()) w.raw_segments.push_back({added::Segment::kText, 0, n});
+    if (raw_.empty()) w.raw_segments.push_back(added::Segment::of_text(0, n));
     else raw_.split(s, n, w.raw_segments);
   }
   bool ok = true;
@@ -162,7 +159,7 @@ bool Encoder::encode_with(const uint8_t* s, uint32_t n, bool add_special, Trunca
   } else {
     for (size_t k = 0; ok && k < w.raw_segments.size() && w.sink.size < w.stop_at; k++) {
       const added::Segment seg = w.raw_segments[k];  // (a copy: encode_gap reuses the worker)
-      if (seg.id != added::Segment::kText) w.sink.push(seg.id);
+      if (!seg.text) w.sink.push(seg.id);
       else ok = encode_gap(s + seg.begin, seg.end - seg.begin, seg.begin, w, cache);
     }
   }

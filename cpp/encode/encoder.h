@@ -19,6 +19,7 @@
 
 #include "added/added.h"
 #include "encode/cache_pool.h"
+#include "encode/offsets.h"
 #include "encode/piece_loop.h"
 #include "encode/worker.h"
 #include "kernels/transcode/transcode.h"
@@ -117,6 +118,20 @@ class Encoder {
   void encode_batch(const std::vector<Units>& docs, bool add_special_tokens, int threads, Batch& out,
                     Truncation trunc = {}) const;
 
+  // The offsets path (encode/offsets.h): each document's ids without special tokens,
+  // truncation or padding, and each token's span in the document's characters (spans[2k],
+  // spans[2k + 1]: the oracle's offsets).  `token_spans`: what the spans of the word cache's
+  // ids need (TokenSpans; nullptr: a BPE model delegates every document, the other models
+  // span their own tokens).
+  struct SpanBatch {
+    std::vector<uint32_t> ids;
+    std::vector<uint32_t> spans;
+    std::vector<uint8_t> added;     // per id: an added token's match (SpanSink)
+    std::vector<int64_t> offsets;   // doc i is ids[offsets[i] .. offsets[i+1])
+    std::vector<uint8_t> delegate;  // a Result per doc, as Batch's
+  };
+  void encode_offsets(const std::vector<Units>& docs, const TokenSpans* token_spans, int threads, SpanBatch& out) const;
+
   // Encodes the documents on this thread, timing each stage (the timers cost a little;
   // profile, do not benchmark, with this).
   StageTimes profile(const std::vector<std::pair<const uint8_t*, uint32_t>>& docs, bool add_special_tokens) const;
@@ -143,6 +158,15 @@ class Encoder {
   bool encode_gap(const uint8_t* s, uint32_t n, uint32_t origin, Worker& w, ThreadCache& cache) const;
   bool encode_gaps(const uint8_t* s, Worker& w, ThreadCache& cache) const;
   bool run_gaps(Worker& w, ThreadCache& cache) const;
+  // The offsets path's stages (encode/offsets.cpp), appending to `out`; false: delegate.
+  bool text_spans(const uint8_t* s, uint32_t n, const TokenSpans* table, Worker& w, ThreadCache& tc,
+                  SpanSink& out) const;
+  bool gap_spans(const uint8_t* s, uint32_t n, uint32_t base, const TokenSpans* table, Worker& w, ThreadCache& tc,
+                 SpanScratch& sc, SpanSink& out) const;
+  bool pieces_spans(const uint8_t* input, uint32_t size, uint32_t base, const TokenSpans* table, Worker& w,
+                    ThreadCache& tc, SpanScratch& sc, SpanSink& out) const;
+  bool piece_spans(const uint8_t* p, uint32_t n, const WordCache::Probe& q, const TokenSpans* table, Worker& w,
+                   ThreadCache& tc, SpanScratch& sc) const;
   Models models() const { return {bpe_.get(), piece_model_.get()}; }
   bool piece_form() const;
 

@@ -96,4 +96,7 @@ struct Worker {
   std::vector<uint8_t> utf8;  // a text given as code units (Units), in UTF-8
 };
 
+// This thread's Worker (every encode on the thread shares it).
+Worker& thread_worker();
+
 }  // namespace tagpipe

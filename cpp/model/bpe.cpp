@@ -9,7 +9,6 @@
 namespace tagpipe {
 namespace {
 
-constexpr uint32_t kMissing = StringTable::kMissing;
 constexpr uint32_t kScanMax = BpeMerger::kScanMax;
 
 // The model for the pieces of one form (model/bpe_symbols.h).
@@ -27,14 +26,15 @@ class BpeModel final : public Bpe {
   std::string cut_exception() const override { return cuts_.exception(); }
 
  private:
-  // ignore_merges: the id of a piece that is itself a vocabulary string, else kMissing.
-  uint32_t whole_piece(const uint8_t* s, uint32_t n) const;
-  uint32_t whole_piece(const uint8_t* s, uint32_t n, uint64_t h) const;  // h = hash_bytes(s, n)
+  // ignore_merges: the id of a piece that is itself a vocabulary string, else nullopt.
+  std::optional<uint32_t> whole_piece(const uint8_t* s, uint32_t n) const;
+  std::optional<uint32_t> whole_piece(const uint8_t* s, uint32_t n, uint64_t h) const;  // h = hash_bytes(s, n)
   // encode() without ignore_merges' whole-piece lookup: the merges alone.
   void encode_merges(const uint8_t* s, uint32_t n, std::vector<uint32_t>& out, BpeScratch& sc) const;
   // The general path: the symbols one character at a time, then merged.
   void char_symbols(const uint8_t* s, uint32_t n, BpeScratch& sc) const;
-  void add_char(const uint8_t* c, uint32_t len, bool first, bool last, BpeScratch& sc, uint32_t& pending_unk) const;
+  // unk_pending: an unk token is due before the next symbol (with fuse_unk, one for a run).
+  void add_char(const uint8_t* c, uint32_t len, bool first, bool last, BpeScratch& sc, bool& unk_pending) const;
   void merge_symbols(MergeScratch& sc, std::vector<uint32_t>& out) const;
 
   void build_long_strings();
@@ -63,22 +63,22 @@ BpeModel<Form>::BpeModel(StringTable vocab, const std::vector<BpeMerge>& merges,
 }
 
 template <class Form>
-uint32_t BpeModel<Form>::whole_piece(const uint8_t* s, uint32_t n) const {
-  return v_.opt.ignore_merges ? whole_piece(s, n, hash_bytes(s, n)) : kMissing;
+std::optional<uint32_t> BpeModel<Form>::whole_piece(const uint8_t* s, uint32_t n) const {
+  return v_.opt.ignore_merges ? whole_piece(s, n, hash_bytes(s, n)) : std::nullopt;
 }
 
 template <class Form>
-uint32_t BpeModel<Form>::whole_piece(const uint8_t* s, uint32_t n, uint64_t h) const {
-  if (!v_.opt.ignore_merges) return kMissing;
-  if (n >= 16 && !long_strings_.may_hold(h)) return kMissing;
+std::optional<uint32_t> BpeModel<Form>::whole_piece(const uint8_t* s, uint32_t n, uint64_t h) const {
+  if (!v_.opt.ignore_merges) return std::nullopt;
+  if (n >= 16 && !long_strings_.may_hold(h)) return std::nullopt;
   return symbols_.strings().get(s, n, h);
 }
 
 template <class Form>
 void BpeModel<Form>::encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& out, BpeScratch& sc) const {
   if (n == 0) return;
-  if (const uint32_t id = whole_piece(s, n); id != kMissing) {
-    out.push_back(id);
+  if (const std::optional<uint32_t> id = whole_piece(s, n)) {
+    out.push_back(*id);
     return;
   }
   encode_merges(s, n, out, sc);
@@ -98,9 +98,11 @@ void BpeModel<Form>::encode_many(BpeJob* jobs, size_t count, std::vector<uint32_
     // encoder prefetched its slot at the cache miss).  With ignore_merges the seed holds
     // every string of 1..15 bytes: whole_piece's answer for them.
     const bool seeded = job.n - 1 < 15 && seed_.size() != 0;
-    const uint32_t whole = !seeded ? whole_piece(job.s, job.n) : job.not_seed ? kMissing : seed_.find(job.s, job.n);
-    if (whole != kMissing) {
-      ids.push_back(whole);
+    const std::optional<uint32_t> whole = !seeded        ? whole_piece(job.s, job.n)
+                                          : job.not_seed ? std::nullopt
+                                                         : seed_.find(job.s, job.n);
+    if (whole) {
+      ids.push_back(*whole);
       job.count = 1;
       job.whole = true;
       continue;
@@ -143,45 +145,42 @@ void BpeModel<Form>::encode_merges(const uint8_t* s, uint32_t n, std::vector<uin
 
 template <class Form>
 void BpeModel<Form>::char_symbols(const uint8_t* s, uint32_t n, BpeScratch& sc) const {
-  uint32_t pending_unk = kMissing;
+  bool unk_pending = false;
   for (uint32_t i = 0; i < n;) {
     const uint32_t len = symbols_.char_length(s, i, n);
-    add_char(s + i, len, i == 0, i + len == n, sc, pending_unk);
+    add_char(s + i, len, i == 0, i + len == n, sc, unk_pending);
     i += len;
   }
-  if (pending_unk != kMissing) sc.merge.push(pending_unk);
+  if (unk_pending) sc.merge.push(*v_.opt.unk_id);
 }
 
 // One character of the piece (merge_word's loop body): c[0..len) in the piece's content.
 template <class Form>
 void BpeModel<Form>::add_char(const uint8_t* c, uint32_t len, bool first, bool last, BpeScratch& sc,
-                              uint32_t& pending_unk) const {
+                              bool& unk_pending) const {
   bool fast;
   uint32_t id = symbols_.char_id(c, len, first, last, fast);
   std::string& s = sc.text;
-  if (!fast || id == kMissing) {  // the character's vocabulary string, with prefix / suffix
+  if (!fast || id == v_.absent) {  // the character's vocabulary string, with prefix / suffix
     s.clear();
     if (!first) s += v_.opt.prefix;
     symbols_.append_char(c, len, s);
     if (last) s += v_.opt.suffix;
-    if (!fast) id = v_.strings.get(s);
+    if (!fast) id = v_.strings.get(s).value_or(v_.absent);
   }
-  if (id != kMissing) {
-    if (pending_unk != kMissing) sc.merge.push(pending_unk), pending_unk = kMissing;
+  if (id != v_.absent) {
+    if (unk_pending) sc.merge.push(*v_.opt.unk_id), unk_pending = false;
     sc.merge.push(id);
     return;
   }
-  if (v_.opt.byte_fallback) {
-    bool all = true;
-    for (unsigned char b : s) all &= v_.byte_token[b] != kMissing;
-    if (all) {  // (the oracle leaves a pending unk where it is: it follows these bytes)
-      for (unsigned char b : s) sc.merge.push(v_.byte_token[b]);
-      return;
-    }
+  if (v_.opt.byte_fallback && v_.byte_fallback_ok(reinterpret_cast<const uint8_t*>(s.data()), uint32_t(s.size()))) {
+    // (the oracle leaves a pending unk where it is: it follows these bytes)
+    for (unsigned char b : s) sc.merge.push(v_.byte_token[b]);
+    return;
   }
-  if (v_.opt.unk_id != BpeOptions::kNone) {
-    if (pending_unk != kMissing && !v_.opt.fuse_unk) sc.merge.push(pending_unk);
-    pending_unk = v_.opt.unk_id;
+  if (v_.opt.unk_id) {
+    if (unk_pending && !v_.opt.fuse_unk) sc.merge.push(*v_.opt.unk_id);
+    unk_pending = true;
   }
   // no unk token: the character is dropped
 }
@@ -200,15 +199,14 @@ void BpeModel<Form>::merge_symbols(MergeScratch& sc, std::vector<uint32_t>& out)
 template <class Form>
 bool BpeModel<Form>::cuts(const uint8_t* s, uint32_t n, uint64_t h, std::vector<uint32_t>& at) const {
   at.clear();
-  if (!cuts_.exact() || (h ? whole_piece(s, n, h) : whole_piece(s, n)) != kMissing)
-    return false;  // (ignore_merges: one token)
+  if (!cuts_.exact() || (h ? whole_piece(s, n, h) : whole_piece(s, n))) return false;  // (ignore_merges: one token)
   return cuts_.find(s, n, at, &differ_);
 }
 
 template <class Form>
 bool BpeModel<Form>::refine(const uint8_t* s, uint32_t n, std::vector<uint32_t>& at) const {
   at.clear();
-  if (kByteLevel || !cuts_.exact() || whole_piece(s, n) != kMissing) return false;
+  if (kByteLevel || !cuts_.exact() || whole_piece(s, n)) return false;
   return cuts_.refine(s, n, at, &differ_);
 }
 
@@ -230,9 +228,16 @@ void BpeModel<Form>::build_differ() {
     std::string_view key;
     uint32_t id;
   };
+  // Only the seed's strings (1..15 bytes) need the check, unless ignore_merges' cuts ask
+  // about any part.  Past kVerifyMax bytes a string is counted as differing unchecked: that
+  // only keeps a cut from leaving it (the whole piece is BPE'd), and BPE on it would cost
+  // tens of bytes per byte of it at load (issue 42 item 5: one 200 MB string).
+  constexpr size_t kVerifyMax = 4096;
   std::vector<Entry> all;
   symbols_.strings().for_each([&](std::string_view key, uint32_t id) {
-    if (key.size() >= 2) all.push_back({key, id});
+    if (key.size() < 2 || (!v_.opt.ignore_merges && key.size() > 15)) return;
+    if (key.size() > kVerifyMax) differ_.add(key, id);
+    else all.push_back({key, id});
   });
   BpeScratch sc;
   std::vector<uint32_t> out;
@@ -275,7 +280,7 @@ void BpeModel<Form>::build_seed() {
   table.for_each([&](std::string_view key, uint32_t) { count += key.size() - 1 < 15; });
   seed_.reserve(count);
   table.for_each([&](std::string_view key, uint32_t id) {
-    if (key.size() - 1 < 15 && (all || differ_.table.get(key) == kMissing)) seed_.put(key, id);
+    if (key.size() - 1 < 15 && (all || !differ_.table.get(key))) seed_.put(key, id);
   });
 }
 

@@ -39,8 +39,7 @@ std::string common_rule(const BpeVocab& v) {
 std::string whole_chars_rule(const BpeVocab& v) {
   std::string why = common_rule(v);
   if (!why.empty()) return why;
-  if (!v.all_byte_tokens() && v.opt.unk_id == BpeOptions::kNone)
-    return "an unknown character is dropped (no unk token, no byte_fallback)";
+  if (!v.all_byte_tokens() && !v.opt.unk_id) return "an unknown character is dropped (no unk token, no byte_fallback)";
   if (v.merges_take_bytes_or_unk) return "a merge takes a <0xXX> or unk token";
   return "";
 }
@@ -105,7 +104,7 @@ bool BpeCuts<ByteLevel>::find(const uint8_t* s, uint32_t n, std::vector<uint32_t
 BpeCuts<WholeChars>::BpeCuts(const BpeVocab& v, const BpeSymbols<WholeChars>& symbols)
     : BpeCutsCommon(v, whole_chars_rule(v)),
       symbols_(symbols),
-      unk_waits_(!v.all_byte_tokens() && v.opt.unk_id != BpeOptions::kNone) {
+      unk_waits_(!v.all_byte_tokens() && v.opt.unk_id.has_value()) {
   if (!exact()) return;
   bridges_.set_whole_chars(true);
   std::vector<uint32_t> ids;  // the ids merges take

@@ -5,7 +5,6 @@
 namespace tagpipe {
 namespace {
 
-constexpr uint32_t kMissing = StringTable::kMissing;
 constexpr uint32_t kScanMax = BpeMerger::kScanMax;
 
 void append_utf8(uint32_t cp, std::string& out) {
@@ -50,7 +49,7 @@ BpeSymbols<ByteLevel>::BpeSymbols(const BpeVocab& v) : v_(v) {
   for (int cont = 0; cont < 2; cont++)
     for (int last = 0; last < 2; last++)
       for (int b = 0; b < 256; b++) id_[cont][last][b] = v.lookup(byte_char_text(b), !cont, last);
-  for (int b = 0; b < 256; b++) missing_count_ += missing_[b] = id_[1][0][b] == kMissing;
+  for (int b = 0; b < 256; b++) missing_count_ += missing_[b] = id_[1][0][b] == v.absent;
   if (v.shortcuts() && missing_count_ == 0) units_.build(v.merges, v.merger.table(), strings_, id_[1][0]);
 }
 
@@ -60,9 +59,10 @@ bool BpeSymbols<ByteLevel>::small(const uint8_t* s, uint32_t n, uint32_t* ids, u
   if (!units_.empty()) return units_.symbols(s, n, id_[1][0], ids, kScanMax, count);
   if (n > kScanMax) return false;
   bool all_known = true;
+  const uint32_t absent = v_.absent;  // (in a register: a store to ids could alias v_)
   for (uint32_t i = 0; i < n; i++) {
     ids[i] = id_[1][0][s[i]];  // (no prefix / suffix: every variant is the same)
-    all_known &= ids[i] != kMissing;
+    all_known &= ids[i] != absent;
   }
   count = n;
   return all_known;
@@ -77,9 +77,10 @@ bool BpeSymbols<ByteLevel>::large(const uint8_t* s, uint32_t n, std::vector<uint
   if (!units_.empty()) {
     units_.symbols(s, n, id_[1][0], initial.data(), n, m);
   } else {
+    const uint32_t absent = v_.absent;
     for (uint32_t i = 0; i < n; i++) {
       initial[i] = id_[1][0][s[i]];
-      all_known &= initial[i] != kMissing;
+      all_known &= initial[i] != absent;
     }
   }
   if (!all_known) return false;
@@ -99,7 +100,7 @@ BpeSymbols<WholeChars>::BpeSymbols(const BpeVocab& v) : v_(v) {
     for (int last = 0; last < 2; last++)
       for (int b = 0; b < 128; b++) ascii_id_[cont][last][b] = v.lookup(std::string(1, char(b)), !cont, last);
   if (v.simple) {
-    bmp_id_.assign(0x10000, kMissing);
+    bmp_id_.assign(0x10000, v.absent);
     v.strings.for_each([&](std::string_view token, uint32_t id) {
       const auto* t = reinterpret_cast<const uint8_t*>(token.data());
       if (token.empty() || utf8_length(t[0]) != token.size() || token.size() > 3) return;
@@ -113,7 +114,7 @@ BpeSymbols<WholeChars>::BpeSymbols(const BpeVocab& v) : v_(v) {
   // its pieces are ByteLevel ones.
   if (!v.shortcuts() || v.merges_take_bytes_or_unk) return;
   bool byte_level_vocab = true;
-  for (int b = 0; b < 256 && byte_level_vocab; b++) byte_level_vocab = v.strings.get(byte_char_text(b)) != kMissing;
+  for (int b = 0; b < 256 && byte_level_vocab; b++) byte_level_vocab = v.strings.get(byte_char_text(b)).has_value();
   if (!byte_level_vocab) pairs_.build(v.merges, v.merger.table(), v.strings, nullptr);
 }
 
@@ -125,8 +126,8 @@ bool BpeSymbols<WholeChars>::bmp_symbol(const uint8_t* c, uint32_t len, uint32_t
   const uint32_t cp = bmp_code_point(c, len, left);
   if (cp == kNotBmp) return false;
   id = bmp_id_[cp];
-  bytes = id == kMissing && v_.opt.byte_fallback && v_.byte_fallback_ok(c, len);
-  return id != kMissing || bytes;
+  bytes = id == v_.absent && v_.opt.byte_fallback && v_.byte_fallback_ok(c, len);
+  return id != v_.absent || bytes;
 }
 
 bool BpeSymbols<WholeChars>::small(const uint8_t* s, uint32_t n, uint32_t* ids, uint32_t& count) const {
@@ -135,7 +136,7 @@ bool BpeSymbols<WholeChars>::small(const uint8_t* s, uint32_t n, uint32_t* ids, 
   uint32_t at[kScanMax + 1];  // where each symbol starts
   for (uint32_t i = 0; i < n;) {
     const uint32_t len = utf8_length(s[i]);
-    uint32_t id = kMissing;
+    uint32_t id = 0;
     bool bytes = false;
     if (!bmp_symbol(s + i, len, n - i, id, bytes)) return false;
     for (uint32_t k = 0; k < (bytes ? len : 1); k++) {
@@ -153,7 +154,7 @@ bool BpeSymbols<WholeChars>::small(const uint8_t* s, uint32_t n, uint32_t* ids, 
 bool BpeSymbols<WholeChars>::large(const uint8_t* s, uint32_t n, std::vector<uint32_t>&, MergeScratch& sc) const {
   for (uint32_t i = 0; i < n;) {
     const uint32_t len = utf8_length(s[i]);
-    uint32_t id = kMissing;
+    uint32_t id = 0;
     bool bytes = false;
     if (!bmp_symbol(s + i, len, n - i, id, bytes)) return false;
     for (uint32_t k = 0; k < (bytes ? len : 1); k++) sc.push(bytes ? v_.byte_token[s[i + k]] : id);

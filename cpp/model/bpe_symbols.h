@@ -29,7 +29,6 @@ class BpeSymbols;
 template <>
 class BpeSymbols<ByteLevel> {
  public:
-  static constexpr uint32_t kMissing = StringTable::kMissing;
   explicit BpeSymbols(const BpeVocab& v);
 
   // The vocabulary strings made of ByteLevel characters, keyed by the bytes they stand for.
@@ -43,7 +42,7 @@ class BpeSymbols<ByteLevel> {
   bool large(const uint8_t* s, uint32_t n, std::vector<uint32_t>& scratch, MergeScratch& sc) const;
 
   // One character at a time: its length at s[i]; its id as the piece's first / last symbol
-  // from a table (fast: the table is the answer, kMissing included); its text.
+  // from a table (fast: the table is the answer, BpeVocab::absent included); its text.
   static uint32_t char_length(const uint8_t*, uint32_t, uint32_t) { return 1; }
   uint32_t char_id(const uint8_t* c, uint32_t, bool first, bool last, bool& fast) const {
     fast = true;
@@ -58,7 +57,7 @@ class BpeSymbols<ByteLevel> {
  private:
   const BpeVocab& v_;
   StringTable strings_;
-  uint32_t id_[2][2][256];  // [not first][last]: a byte's character with the prefix / suffix
+  uint32_t id_[2][2][256];  // [not first][last]: a byte's character with the prefix / suffix, or absent
   bool missing_[256] = {};
   int missing_count_ = 0;
   CharMerges units_;  // whole characters and ASCII pairs (empty unless every byte is a token)
@@ -67,7 +66,6 @@ class BpeSymbols<ByteLevel> {
 template <>
 class BpeSymbols<WholeChars> {
  public:
-  static constexpr uint32_t kMissing = StringTable::kMissing;
   explicit BpeSymbols(const BpeVocab& v);
 
   const StringTable& strings() const { return v_.strings; }
@@ -78,7 +76,7 @@ class BpeSymbols<WholeChars> {
   static uint32_t char_length(const uint8_t* s, uint32_t i, uint32_t n) { return std::min(utf8_length(s[i]), n - i); }
   uint32_t char_id(const uint8_t* c, uint32_t len, bool first, bool last, bool& fast) const {
     fast = len == 1;
-    return fast ? ascii_id_[!first][last][c[0]] : kMissing;
+    return fast ? ascii_id_[!first][last][c[0]] : v_.absent;
   }
   static void append_char(const uint8_t* c, uint32_t len, std::string& out) {
     out.append(reinterpret_cast<const char*>(c), len);
@@ -86,14 +84,14 @@ class BpeSymbols<WholeChars> {
 
   // The code point cp is a token of its own (not unk, not bytes; outside the BMP counted as
   // unknown).  With BpeVocab::simple only.
-  bool known_char(uint32_t cp) const { return cp < 0x10000 && bmp_id_[cp] != kMissing; }
+  bool known_char(uint32_t cp) const { return cp < 0x10000 && bmp_id_[cp] != v_.absent; }
 
  private:
   bool bmp_symbol(const uint8_t* c, uint32_t len, uint32_t left, uint32_t& id, bool& bytes) const;
 
   const BpeVocab& v_;
-  uint32_t ascii_id_[2][2][128];  // [not first][last]
-  std::vector<uint32_t> bmp_id_;  // (simple) the id of each one-character BMP token
+  uint32_t ascii_id_[2][2][128];  // [not first][last]; BpeVocab::absent when not a token
+  std::vector<uint32_t> bmp_id_;  // (simple) the id of each one-character BMP token, or absent
   CharMerges pairs_;              // two characters that merge (empty when a merge takes <0xXX> or unk)
 };
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,8 +15,7 @@
 namespace tagpipe {
 
 struct BpeOptions {
-  static constexpr uint32_t kNone = UINT32_MAX;
-  uint32_t unk_id = kNone;  // the unk token's id, or kNone (no unk token)
+  std::optional<uint32_t> unk_id;  // the unk token's id (none: no unk token)
   bool fuse_unk = false;
   bool byte_fallback = false;
   bool ignore_merges = false;
@@ -24,8 +24,6 @@ struct BpeOptions {
 };
 
 struct BpeVocab {
-  static constexpr uint32_t kMissing = StringTable::kMissing;
-
   BpeVocab(StringTable vocab, const std::vector<BpeMerge>& merges, BpeOptions options);
 
   StringTable strings;  // the vocabulary, as UTF-8 text
@@ -35,19 +33,22 @@ struct BpeVocab {
   bool duplicate_ids = false;             // two vocabulary strings share an id
   bool simple = false;                    // no continuing_subword_prefix / end_of_word_suffix
   bool merges_take_bytes_or_unk = false;  // a merge's left or right is a <0xXX> token or unk
-  uint32_t byte_token[256];               // <0xXX>, or kMissing
+  // An id no vocabulary string has: what the tables by byte or character hold for a string
+  // that is not in the vocabulary (model/free_id.h).
+  uint32_t absent = UINT32_MAX;
+  uint32_t byte_token[256];  // <0xXX>, or absent
 
   // The initial symbols may be taken from tables (ids, units) rather than looked up one
   // character at a time: no prefix or suffix, no shared ids.
   bool shortcuts() const { return simple && !duplicate_ids; }
   // The id of a character's string c, with the prefix unless it is the piece's first and
-  // the suffix when it is the last.
+  // the suffix when it is the last; absent when it is not in the vocabulary.
   uint32_t lookup(std::string_view c, bool first, bool last) const;
   // byte_fallback with every <0xXX> token: no character is ever unknown.
   bool all_byte_tokens() const;
   bool byte_fallback_ok(const uint8_t* c, uint32_t len) const {
     for (uint32_t k = 0; k < len; k++)
-      if (byte_token[c[k]] == kMissing) return false;
+      if (byte_token[c[k]] == absent) return false;
     return true;
   }
 };
@@ -77,9 +78,7 @@ struct DifferingStrings {
     table.put(key, id);
     shapes.add(key);
   }
-  bool holds(const uint8_t* s, uint32_t n) const {
-    return shapes.may_hold(s, n) && table.get(s, n) != StringTable::kMissing;
-  }
+  bool holds(const uint8_t* s, uint32_t n) const { return shapes.may_hold(s, n) && table.get(s, n).has_value(); }
 };
 
 }  // namespace tagpipe

@@ -21,6 +21,8 @@
 // Records are
 // laid out in depth-first order of the sorted strings (a subtree is contiguous, so a walk
 // stays in a small region).  Built once, then shared between threads.
+//
+// A node where no string ends holds no_value(), a value no entry has (model/free_id.h).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -29,16 +31,21 @@
 #include <utility>
 #include <vector>
 
+#include "model/free_id.h"
+
 namespace tagpipe {
 
 class ByteTrie {
  public:
-  static constexpr uint32_t kNone = UINT32_MAX;
+  static constexpr uint32_t kNone = UINT32_MAX;   // no node (nodes are record offsets, below it)
   static constexpr uint32_t kSparse = 16;         // at most this many children: a list of labels
   static constexpr uint32_t kDense = UINT32_MAX;  // (the count word of a record by byte)
 
   // entries: (string, value); a string repeated keeps its last value; "" is ignored.
   explicit ByteTrie(const std::vector<std::pair<std::string_view, uint32_t>>& entries) {
+    std::vector<uint32_t> values;
+    for (const auto& e : entries) values.push_back(e.second);
+    no_value_ = free_id(std::move(values));
     std::vector<uint32_t> order(entries.size());
     for (uint32_t i = 0; i < order.size(); i++) order[i] = i;
     // (string_view compares bytes as unsigned char; stable: repeats stay in file order)
@@ -47,7 +54,7 @@ class ByteTrie {
     // Build: strings in sorted order, so a node's new child always comes after its others
     // and the child a string shares with the previous string is the node's last one.
     std::vector<std::vector<std::pair<uint8_t, uint32_t>>> kids(1);
-    values_.assign(1, kNone);
+    values_.assign(1, no_value_);
     for (uint32_t e : order) {
       const std::string_view s = entries[e].first;
       if (s.empty()) continue;
@@ -61,7 +68,7 @@ class ByteTrie {
           const uint32_t next = uint32_t(values_.size());
           k.emplace_back(b, next);
           kids.emplace_back();
-          values_.push_back(kNone);
+          values_.push_back(no_value_);
           node = next;
         }
       }
@@ -109,8 +116,9 @@ class ByteTrie {
       if (labels[i] == b) return targets[i];
     return kNone;
   }
-  // The value of the string that ends at `node`, or kNone.
+  // The value of the string that ends at `node`, or no_value().
   uint32_t value(uint32_t node) const { return data_[node]; }
+  uint32_t no_value() const { return no_value_; }
 
   // The node of s[0..n), or kNone.
   uint32_t walk(const uint8_t* s, size_t n) const {
@@ -121,6 +129,7 @@ class ByteTrie {
 
  private:
   uint32_t root_[256];
+  uint32_t no_value_ = UINT32_MAX;
   std::vector<uint32_t> values_;  // (while building)
   std::vector<uint32_t> data_;    // the records
 };

@@ -203,7 +203,8 @@ void CharMerges::Builder::plain_pairs() {
     now_ = {{m.left, 0, uint32_t(a.size())}, {m.right, uint32_t(a.size()), uint32_t(a.size() + b.size())}};
     Char c;
     unit(uint32_t(a.size() + b.size()), kMaxPairGuard, c);
-    if (c.length) found.push_back({uint64_t(m.left) << 32 | m.right, c});
+    const uint64_t key = uint64_t(m.left) << 32 | m.right;
+    if (c.length && key != kNoPair) found.push_back({key, c});  // (two ids 2^32 - 1: no unit, merged as usual)
   }
   size_t cap = 16;
   while (cap < 2 * found.size()) cap *= 2;

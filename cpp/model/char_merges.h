@@ -117,8 +117,8 @@ class CharMerges {
     return true;
   }
 
-  static constexpr size_t kMaxPairGuard = 16;  // strings, left and right
-  static constexpr uint64_t kNoPair = ~uint64_t(0);
+  static constexpr size_t kMaxPairGuard = 16;        // strings, left and right
+  static constexpr uint64_t kNoPair = ~uint64_t(0);  // (the pair of two ids 2^32 - 1 is never a unit)
   struct PlainSlot {
     uint64_t key = kNoPair;  // left id << 32 | right id
     Char c;

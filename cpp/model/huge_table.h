@@ -1,16 +1,13 @@
-// An array in its own allocation, on transparent huge pages where the OS gives them (the
-// word cache's tables, the merge table): lookups land anywhere in it, and with 4 KiB pages
-// most of them would also miss the TLB -- a page walk before the cache miss itself.
+// An array in its own allocation (common/pages.h), on transparent huge pages where the OS
+// gives them (the word cache's tables, the merge table): lookups land anywhere in it, and
+// with 4 KiB pages most of them would also miss the TLB -- a page walk before the cache
+// miss itself.
 #pragma once
-#include <cstdint>
-#include <cstdlib>
+#include <cstddef>
 #include <cstring>
-#include <new>
 #include <utility>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
+#include "common/pages.h"
 
 namespace tagpipe {
 
@@ -20,7 +17,7 @@ class HugeTable {
   HugeTable() = default;
   HugeTable(const HugeTable&) = delete;
   HugeTable& operator=(const HugeTable&) = delete;
-  ~HugeTable() { std::free(data_); }
+  ~HugeTable() { free_pages(data_, size_ * sizeof(T)); }
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
   size_t capacity() const { return size_; }
@@ -32,8 +29,7 @@ class HugeTable {
   const T* end() const { return data_ + size_; }
 
   void reset(size_t n) {  // n zeroed entries
-    allocate(n);
-    if (n) std::memset(static_cast<void*>(data_), 0, n * sizeof(T));
+    allocate(n);          // (alloc_pages' bytes are zero: no page is touched here)
   }
   void copy(const HugeTable& from) {  // from's entries (T is copied as bytes)
     allocate(from.size_);
@@ -49,17 +45,12 @@ class HugeTable {
   }
 
  private:
-  void allocate(size_t n) {  // n entries, uninitialized
-    std::free(data_);
+  void allocate(size_t n) {  // n zeroed entries
+    free_pages(data_, size_ * sizeof(T));
     data_ = nullptr, size_ = 0;
     if (!n) return;
-    const size_t bytes = n * sizeof(T), align = bytes >= (size_t(2) << 20) ? (size_t(2) << 20) : 64;
-    const size_t allocated = (bytes + align - 1) / align * align;  // (aligned_alloc wants a multiple)
-    data_ = static_cast<T*>(std::aligned_alloc(align, allocated));
-    if (!data_) throw std::bad_alloc();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (align > 64) madvise(data_, allocated, MADV_HUGEPAGE);  // (all of it: its last huge page too)
-#endif
+    const size_t bytes = n * sizeof(T);
+    data_ = static_cast<T*>(alloc_pages(bytes, bytes >= kHugePage ? kHugePage : 64));
     size_ = n;
   }
   T* data_ = nullptr;

@@ -50,12 +50,12 @@ class MergeTable {
       compact_ = false;
       slots_.reset(0);
     }
-    wide_.assign(mask_ + 1, Wide{kEmpty, 0, 0});
+    wide_.assign(mask_ + 1, Wide{0, kNoRank, 0});
     for (uint32_t rank = 0; rank < merges.size(); rank++) {
       const BpeMerge& m = merges[rank];
       const uint64_t key = pair_key(m.left, m.right);
       size_t i = home(hash(key));
-      while (wide_[i].key != kEmpty && wide_[i].key != key) i = (i + 1) & mask_;
+      while (wide_[i].rank != kNoRank && wide_[i].key != key) i = (i + 1) & mask_;
       wide_[i] = Wide{key, rank, m.result};
     }
   }
@@ -78,11 +78,11 @@ class MergeTable {
     const uint64_t key = pair_key(left, right);
     for (;; i = (i + 1) & mask_) {
       const Wide& w = wide_[i];
+      if (w.rank == kNoRank) return false;
       if (w.key == key) {
         rank = w.rank, result = w.result;
         return true;
       }
-      if (w.key == kEmpty) return false;
     }
   }
 
@@ -95,7 +95,10 @@ class MergeTable {
   }
 
  private:
-  static constexpr uint64_t kEmpty = ~uint64_t(0);
+  static constexpr uint64_t kEmpty = ~uint64_t(0);  // a compact slot (never a full one: see the constructor)
+  // An empty wide slot: its key may be any pair, ids 2^32 - 1 too (the oracle takes them),
+  // but no rank is all ones (there are fewer merges).
+  static constexpr uint32_t kNoRank = UINT32_MAX;
   struct Wide {
     uint64_t key;
     uint32_t rank, result;

@@ -11,6 +11,12 @@
 
 namespace tagpipe {
 
+// One token's bytes [begin, end) in its piece, as the oracle's model reports them (the
+// token's offsets): what the offsets path maps to the original text (encode/offsets.h).
+struct TokenSpan {
+  uint32_t begin, end;
+};
+
 // Per-thread scratch memory of a PieceModel.
 struct PieceScratch {
   std::vector<double> score;
@@ -30,6 +36,11 @@ class PieceModel {
   virtual bool encode_many(BpeJob* jobs, size_t count, std::vector<uint32_t>& ids, PieceScratch& scratch) const = 0;
   // Whether encode_many can return false at all (no unk token to fall back on).
   virtual bool can_fail() const = 0;
+  // The ids of one piece appended to `ids`, and each token's span in the piece to `spans`
+  // (the oracle's offsets: an unk or byte-fallback token's may cover several characters, or
+  // share them); false as encode_many.
+  virtual bool encode_spans(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, std::vector<TokenSpan>& spans,
+                            PieceScratch& scratch) const = 0;
 };
 
 }  // namespace tagpipe

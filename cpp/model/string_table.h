@@ -1,8 +1,10 @@
 // A read-only map from byte strings to 32-bit values (the vocabulary, added tokens):
-// open addressing over one arena of keys.  Built once, then shared between threads.
+// open addressing over one arena of keys.  Built once, then shared between threads.  Every
+// u32 is a value (the oracle takes id 2^32 - 1 too): a slot's own flag says it is empty.
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,15 +15,14 @@ namespace tagpipe {
 
 class StringTable {
  public:
-  static constexpr uint32_t kMissing = UINT32_MAX;
-
   // Adds or replaces key -> value.
   void put(std::string_view key, uint32_t value) {
     if ((count_ + 1) * 2 > slots_.size()) grow();
     Slot* s = probe(key, hash_bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
-    if (s->value == kMissing) {
+    if (!s->used) {
       s->offset = uint32_t(arena_.size());
       s->length = uint32_t(key.size());
+      s->used = true;
       arena_.append(key);
       count_++;
     }
@@ -35,35 +36,40 @@ class StringTable {
     if (size > slots_.size()) rehash(size);
   }
 
-  uint32_t get(const uint8_t* key, size_t n) const { return get(key, n, hash_bytes(key, n)); }
-  uint32_t get(const uint8_t* key, size_t n, uint64_t h) const {  // h = hash_bytes(key, n)
-    if (slots_.empty()) return kMissing;
+  // The value of key, or nullopt.
+  std::optional<uint32_t> get(const uint8_t* key, size_t n) const { return get(key, n, hash_bytes(key, n)); }
+  std::optional<uint32_t> get(const uint8_t* key, size_t n, uint64_t h) const {  // h = hash_bytes(key, n)
+    if (slots_.empty()) return std::nullopt;
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
-      if (s.value == kMissing) return kMissing;
+      if (!s.used) return std::nullopt;
       if (s.hash == h && s.length == n && std::memcmp(arena_.data() + s.offset, key, n) == 0) return s.value;
     }
   }
-  uint32_t get(std::string_view key) const { return get(reinterpret_cast<const uint8_t*>(key.data()), key.size()); }
+  std::optional<uint32_t> get(std::string_view key) const {
+    return get(reinterpret_cast<const uint8_t*>(key.data()), key.size());
+  }
   size_t size() const { return count_; }
 
   template <class F>  // f(key, value) for every entry
   void for_each(F f) const {
     for (const Slot& s : slots_)
-      if (s.value != kMissing) f(std::string_view(arena_.data() + s.offset, s.length), s.value);
+      if (s.used) f(std::string_view(arena_.data() + s.offset, s.length), s.value);
   }
 
  private:
   struct Slot {
     uint64_t hash = 0;
     uint32_t offset = 0, length = 0;
-    uint32_t value = kMissing;
+    uint32_t value = 0;
+    bool used = false;
   };
+  static_assert(sizeof(Slot) == 24, "the flag sits in what was padding");
 
   Slot* probe(std::string_view key, uint64_t h) {
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
-      if (s.value == kMissing) {
+      if (!s.used) {
         s.hash = h;
         return &s;
       }
@@ -77,9 +83,9 @@ class StringTable {
     slots_.assign(size, Slot{});
     mask_ = slots_.size() - 1;
     for (const Slot& s : old)
-      if (s.value != kMissing) {
+      if (s.used) {
         size_t i = s.hash & mask_;
-        while (slots_[i].value != kMissing) i = (i + 1) & mask_;
+        while (slots_[i].used) i = (i + 1) & mask_;
         slots_[i] = s;
       }
   }

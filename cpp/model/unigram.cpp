@@ -15,7 +15,8 @@ std::vector<std::pair<std::string_view, uint32_t>> entries_of(
 }
 }  // namespace
 
-Unigram::Unigram(const std::vector<std::pair<std::string, double>>& pieces, uint32_t unk_id, bool byte_fallback)
+Unigram::Unigram(const std::vector<std::pair<std::string, double>>& pieces, std::optional<uint32_t> unk_id,
+                 bool byte_fallback)
     : trie_(entries_of(pieces)), unk_id_(unk_id), byte_fallback_(byte_fallback) {
   double min_score = std::numeric_limits<double>::infinity();
   score_.reserve(pieces.size());
@@ -29,31 +30,32 @@ Unigram::Unigram(const std::vector<std::pair<std::string, double>>& pieces, uint
   for (int b = 0; b < 256; b++) {
     char name[8];
     std::snprintf(name, sizeof name, "<0x%02X>", b);
-    byte_ids_[b] = ids_.get(name);
-    if (byte_ids_[b] == StringTable::kMissing) byte_ids_[b] = kNone;
+    const std::optional<uint32_t> id = ids_.get(name);
+    all_bytes_[b] = id.has_value();
+    byte_ids_[b] = id.value_or(0);
   }
 }
 
 bool Unigram::emit(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids) const {
-  const uint32_t id = ids_.get(s, n);
-  if (id != StringTable::kMissing) {
-    ids.push_back(id);
+  if (const std::optional<uint32_t> id = ids_.get(s, n)) {
+    ids.push_back(*id);
     return true;
   }
   if (byte_fallback_) {
     bool all = true;
-    for (uint32_t i = 0; i < n && all; i++) all = byte_ids_[s[i]] != kNone;
+    for (uint32_t i = 0; i < n && all; i++) all = all_bytes_[s[i]];
     if (all) {
       for (uint32_t i = 0; i < n; i++) ids.push_back(byte_ids_[s[i]]);
       return true;
     }
   }
-  if (unk_id_ == kNone) return false;  // MissingUnkId
-  ids.push_back(unk_id_);
+  if (!unk_id_) return false;  // MissingUnkId
+  ids.push_back(*unk_id_);
   return true;
 }
 
-bool Unigram::encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, PieceScratch& sc) const {
+bool Unigram::encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, PieceScratch& sc,
+                     std::vector<TokenSpan>* out_spans) const {
   if (n == 0) return true;
   // best[e]: the best path's score to byte e, from[e] its last node's start (-1: none yet),
   // id[e] that node's id.
@@ -63,6 +65,7 @@ bool Unigram::encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, P
   double* best = sc.score.data();
   int32_t* from = sc.from.data();
   uint32_t* node_id = sc.id.data();
+  const uint32_t none = trie_.no_value();
   for (uint32_t start = 0; start < n;) {
     const double here = best[start];
     const uint32_t mblen = utf8_length(s[start]);
@@ -72,7 +75,7 @@ bool Unigram::encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, P
       node = trie_.child(node, s[i]);
       if (node == ByteTrie::kNone) break;
       const uint32_t id = trie_.value(node);
-      if (id == ByteTrie::kNone) continue;
+      if (id == none) continue;
       const uint32_t end = i + 1;
       const double candidate = score_[id] + here;
       if (from[end] < 0 || candidate > best[end]) best[end] = candidate, from[end] = int32_t(start), node_id[end] = id;
@@ -82,34 +85,43 @@ bool Unigram::encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, P
       const uint32_t end = start + mblen;
       const double candidate = unk_score_ + here;
       if (from[end] < 0 || candidate > best[end]) {
-        if (unk_id_ == kNone) return false;  // MissingUnkId, raised only when the offer is taken
-        best[end] = candidate, from[end] = int32_t(start), node_id[end] = unk_id_;
+        if (!unk_id_) return false;  // MissingUnkId, raised only when the offer is taken
+        best[end] = candidate, from[end] = int32_t(start), node_id[end] = *unk_id_;
       }
     }
     start += mblen;
   }
   // Backtrack, fusing runs of unk nodes; the strings come out last first.
-  std::vector<uint32_t>& spans = sc.spans;  // (begin, end, open-unk mark) of each string, last first
+  std::vector<uint32_t>& spans = sc.spans;  // (begin, end, kUnkRun or 0) of each string, last first
   spans.clear();
-  const bool fuse = unk_id_ != kNone;
+  constexpr uint32_t kUnkRun = 1;
+  const bool fuse = unk_id_.has_value();
+  const uint32_t unk = unk_id_.value_or(0);
   for (uint32_t end = n; end > 0;) {
     const uint32_t begin = uint32_t(from[end]);
-    if (fuse && node_id[end] == unk_id_ && !spans.empty() && spans[spans.size() - 1] == kNone) {
+    const bool is_unk = fuse && node_id[end] == unk;
+    if (is_unk && !spans.empty() && spans[spans.size() - 1] == kUnkRun) {
       spans[spans.size() - 3] = begin;  // extend the open unk run to the left
     } else {
-      spans.push_back(begin), spans.push_back(end);
-      spans.push_back(fuse && node_id[end] == unk_id_ ? kNone : 0);  // kNone: an open unk run
+      spans.push_back(begin), spans.push_back(end), spans.push_back(is_unk ? kUnkRun : 0);
     }
     end = begin;
   }
   for (size_t k = spans.size(); k >= 3; k -= 3) {
     const uint32_t begin = spans[k - 3], end = spans[k - 2];
+    const size_t first = ids.size();
     // A piece's own node: the oracle looks its string up again and finds the same (last)
     // id the trie holds.  An unk run: its string is looked up (it may be a piece).
-    if (spans[k - 1] != kNone && node_id[end] != unk_id_) ids.push_back(node_id[end]);
+    if (spans[k - 1] != kUnkRun) ids.push_back(node_id[end]);
     else if (!emit(s + begin, end - begin, ids)) return false;
+    if (out_spans) out_spans->insert(out_spans->end(), ids.size() - first, TokenSpan{begin, end});
   }
   return true;
+}
+
+bool Unigram::encode_spans(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, std::vector<TokenSpan>& spans,
+                           PieceScratch& scratch) const {
+  return encode(s, n, ids, scratch, &spans);
 }
 
 bool Unigram::encode_many(BpeJob* jobs, size_t count, std::vector<uint32_t>& ids, PieceScratch& sc) const {

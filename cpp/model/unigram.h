@@ -16,6 +16,7 @@
 //     tokens when byte_fallback has all of them, else unk_id.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,12 +28,17 @@ namespace tagpipe {
 
 class Unigram : public PieceModel {
  public:
-  static constexpr uint32_t kNone = UINT32_MAX;
-  // pieces[i] = (string, score) is id i; unk_id is kNone or < pieces.size().
-  Unigram(const std::vector<std::pair<std::string, double>>& pieces, uint32_t unk_id, bool byte_fallback);
+  // pieces[i] = (string, score) is id i; unk_id is none or < pieces.size().
+  Unigram(const std::vector<std::pair<std::string, double>>& pieces, std::optional<uint32_t> unk_id,
+          bool byte_fallback);
   bool encode_many(BpeJob* jobs, size_t count, std::vector<uint32_t>& ids, PieceScratch& scratch) const override;
-  bool can_fail() const override { return unk_id_ == kNone; }
-  bool encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, PieceScratch& scratch) const;
+  bool can_fail() const override { return !unk_id_; }
+  bool encode_spans(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, std::vector<TokenSpan>& spans,
+                    PieceScratch& scratch) const override;
+  // The ids of one piece (and, when `spans` is given, each one's span: the string it came
+  // from -- every byte token of a string has the whole string's, as the oracle's tokenize).
+  bool encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, PieceScratch& scratch,
+              std::vector<TokenSpan>* spans = nullptr) const;
 
  private:
   bool emit(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids) const;  // one string's ids
@@ -41,9 +47,10 @@ class Unigram : public PieceModel {
   StringTable ids_;            // the same map, for the strings backtracking produces
   std::vector<double> score_;  // per id
   double unk_score_;
-  uint32_t unk_id_;
+  std::optional<uint32_t> unk_id_;
   bool byte_fallback_;
-  uint32_t byte_ids_[256];  // <0xXX> ids, or kNone
+  bool all_bytes_[256];     // whether each byte's <0xXX> token is a piece
+  uint32_t byte_ids_[256];  // (where it is) its id
 };
 
 }  // namespace tagpipe

@@ -28,7 +28,7 @@ void WordCache::insert_short(const uint8_t* p, uint32_t n, const uint32_t* ids, 
     const uint64_t half[2] = {pack3(ids, 3), pack3(ids + 3, code - 2)};
     std::memcpy(e.ids, half, sizeof half);
   } else {
-    for (uint32_t j = 0; j < 4; j++) e.ids[j] = code != kMarker && j <= code ? ids[j] : kNoId;
+    for (uint32_t j = 0; j < 4; j++) e.ids[j] = code != kMarker && j <= code ? ids[j] : 0;
   }
   short_count_++;
 }
@@ -50,14 +50,15 @@ bool WordCache::insert_medium(const uint8_t* p, uint32_t n, const uint32_t* ids,
 }
 
 namespace {
-// The bytes a vector grows by to take `more` elements (it doubles).
-template <class T>
-size_t growth(const std::vector<T>& v, size_t more) {
+// The bytes an arena allocates to take `more` elements: it doubles, into a new block held
+// beside the old one while it copies.
+template <class T, class A>
+size_t growth(const std::vector<T, A>& v, size_t more) {
   if (v.size() + more <= v.capacity()) return 0;
-  return (std::max(v.capacity() * 2, v.size() + more) - v.capacity()) * sizeof(T);
+  return std::max(v.capacity() * 2, v.size() + more) * sizeof(T);
 }
-template <class T>
-void reserve_doubling(std::vector<T>& v, size_t more) {
+template <class T, class A>
+void reserve_doubling(std::vector<T, A>& v, size_t more) {
   if (v.size() + more > v.capacity()) v.reserve(std::max(v.capacity() * 2, v.size() + more));
 }
 }  // namespace
@@ -208,9 +209,9 @@ void WordCache::clear() {
   short_.reset(0);
   medium_.reset(0);
   long_.reset(0);
-  std::vector<uint64_t>().swap(side_);
-  std::vector<uint8_t>().swap(keys_);
-  std::vector<uint32_t>().swap(ids_);
+  decltype(side_)().swap(side_);
+  decltype(keys_)().swap(keys_);
+  decltype(ids_)().swap(ids_);
   short_count_ = medium_count_ = long_count_ = 0;
   short_mask_ = medium_mask_ = long_mask_ = 0;
   seeded_ = false;

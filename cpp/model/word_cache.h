@@ -21,6 +21,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/pages.h"
 #include "common/read_ahead.h"
 #include "model/hash.h"
 #include "model/huge_table.h"
@@ -152,15 +153,13 @@ class WordCache {
   // A short entry: the key's two words, with the id count less one in k1's bits 60..62 (0..3;
   // kPacked..kPacked + 1 for 5..6 ids packed three to a half; kMarker: in a later tier), then
   // the ids.  k1 == 0: empty (a real key has its length in k1).
-  // (ids: kNoId after the last; or 5..6 ids packed)
+  // (ids: zero past the count; or 5..6 ids packed)
   using Short = ShortSlot;
   static constexpr uint64_t kCountBits = uint64_t(7) << 60;
   static constexpr uint32_t kMarker = 7;
   static constexpr uint32_t kShortIds = 6;
   static constexpr uint32_t kPacked = 4;
   static constexpr uint32_t kShortLater = kMarker + 1;  // find_short: a marker
-  static constexpr uint32_t kNoId = UINT32_MAX;
-  static_assert(kNoId == WordSeed::kMissing, "the seed's table is short entries of one id");
 
   // A medium entry: its key's four words (the length in k[3]'s top byte; k[3] == 0: empty),
   // then the ids three to a word; bit 63 of word w is bit w of the id count less one, or
@@ -336,10 +335,10 @@ class WordCache {
   std::atomic<bool> pending_{false}, clear_requested_{false};
   HugeTable<Short> short_;
   HugeTable<Medium> medium_;
-  std::vector<uint64_t> side_;  // (side_bits)
+  std::vector<uint64_t, PageAllocator<uint64_t>> side_;  // (side_bits)
   HugeTable<Long> long_;
-  std::vector<uint8_t> keys_;
-  std::vector<uint32_t> ids_;
+  std::vector<uint8_t, PageAllocator<uint8_t>> keys_;
+  std::vector<uint32_t, PageAllocator<uint32_t>> ids_;
   size_t short_mask_ = 0, medium_mask_ = 0, long_mask_ = 0;
   size_t short_count_ = 0, medium_count_ = 0, long_count_ = 0, budget_ = 0;
   const WordSeed* seed_ = nullptr;

@@ -11,6 +11,7 @@
 // WordLevel (models/wordlevel/mod.rs): the piece's id, else unk_token's, else an error.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,8 +22,7 @@
 namespace tagpipe {
 
 struct WordPieceOptions {
-  static constexpr uint32_t kNone = UINT32_MAX;
-  uint32_t unk_id = kNone;  // the unk token's id, or kNone when it is not in the vocabulary
+  std::optional<uint32_t> unk_id;  // the unk token's id; none when it is not in the vocabulary
   std::string prefix = "##";
   uint64_t max_chars = 100;
 };
@@ -31,9 +31,12 @@ class WordPiece : public PieceModel {
  public:
   WordPiece(const StringTable& vocab, WordPieceOptions options);
   bool encode_many(BpeJob* jobs, size_t count, std::vector<uint32_t>& ids, PieceScratch& scratch) const override;
-  bool can_fail() const override { return opt_.unk_id == WordPieceOptions::kNone; }
-  // The ids of one piece appended to `ids`; false: the unk token was needed and is missing.
-  bool encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids) const;
+  bool can_fail() const override { return !opt_.unk_id; }
+  bool encode_spans(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, std::vector<TokenSpan>& spans,
+                    PieceScratch& scratch) const override;
+  // The ids of one piece appended to `ids` (and their spans to `spans`, when given); false:
+  // the unk token was needed and is missing.
+  bool encode(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, std::vector<TokenSpan>* spans = nullptr) const;
 
  private:
   ByteTrie trie_;
@@ -43,13 +46,17 @@ class WordPiece : public PieceModel {
 
 class WordLevel : public PieceModel {
  public:
-  WordLevel(const StringTable& vocab, uint32_t unk_id) : vocab_(vocab), unk_id_(unk_id) {}
+  WordLevel(const StringTable& vocab, std::optional<uint32_t> unk_id) : vocab_(vocab), unk_id_(unk_id) {}
   bool encode_many(BpeJob* jobs, size_t count, std::vector<uint32_t>& ids, PieceScratch& scratch) const override;
-  bool can_fail() const override { return unk_id_ == StringTable::kMissing; }
+  bool can_fail() const override { return !unk_id_; }
+  bool encode_spans(const uint8_t* s, uint32_t n, std::vector<uint32_t>& ids, std::vector<TokenSpan>& spans,
+                    PieceScratch& scratch) const override;
 
  private:
+  std::optional<uint32_t> id_of(const uint8_t* s, uint32_t n) const;  // the piece's id, or else unk_id_
+
   StringTable vocab_;
-  uint32_t unk_id_;  // StringTable::kMissing when unk_token is not in the vocabulary
+  std::optional<uint32_t> unk_id_;  // none when unk_token is not in the vocabulary
 };
 
 }  // namespace tagpipe

@@ -79,7 +79,7 @@ Outcome space_runs(std::string_view cur, const std::string& content, const Origi
     dst += content;
     if (need_origin) {
       for (size_t i = done; i < at; i++) org.push_back(origin(uint32_t(i)));
-      org.insert(org.end(), content.size(), pretok::Origin{origin(uint32_t(at)).begin, origin(uint32_t(end - 1)).end});
+      org.insert(org.end(), content.size(), origin(uint32_t(end - 1)));  // (see replace())
     }
     done = end;
   }
@@ -103,6 +103,9 @@ Outcome prepend(std::string_view cur, const std::string& what, const OriginOf& o
 }
 
 // Replace with a String pattern: every leftmost, non-overlapping occurrence of `pattern`.
+// The content takes the origin of the occurrence's last character, as the oracle's
+// NormalizedString::replace aligns each inserted character with the byte before the match's
+// end (so a piece starting with it starts at that character, for Metaspace's "first").
 Outcome replace(std::string_view cur, const std::string& pattern, const std::string& content, const OriginOf& origin,
                 bool need_origin, std::string& dst, std::vector<pretok::Origin>& org) {
   if (!need_origin && pattern.size() == 1 && content.size() <= 4) {
@@ -117,15 +120,37 @@ Outcome replace(std::string_view cur, const std::string& pattern, const std::str
     dst += content;
     if (need_origin) {
       for (size_t i = done; i < at; i++) org.push_back(origin(uint32_t(i)));
-      pretok::Origin o = origin(uint32_t(at));
-      o.end = origin(uint32_t(at + pattern.size() - 1)).end;
-      org.insert(org.end(), content.size(), o);
+      org.insert(org.end(), content.size(), origin(uint32_t(at + pattern.size() - 1)));
     }
     done = at + pattern.size();
   }
   dst.append(cur.substr(done));
   if (need_origin)
     for (size_t i = done; i < cur.size(); i++) org.push_back(origin(uint32_t(i)));
+  return Outcome::kWritten;
+}
+
+// Replace with a compiled regex: every match (empty ones too: then the content is inserted),
+// the content with the origin of the byte before the match's end, as in replace() -- or
+// offset 0 for an empty match at the start, as the oracle aligns it.
+Outcome regex_replace(std::string_view cur, const regex::Matcher& matcher, const std::string& content,
+                      const OriginOf& origin, bool need_origin, std::string& dst, std::vector<pretok::Origin>& org,
+                      Scratch& sc) {
+  matcher.find_all(reinterpret_cast<const uint8_t*>(cur.data()), uint32_t(cur.size()), sc.matches, sc.regex);
+  if (sc.matches.empty()) return Outcome::kUnchanged;
+  uint32_t done = 0;
+  for (const pretok::Piece& m : sc.matches) {
+    dst.append(cur.substr(done, m.begin - done));
+    dst += content;
+    if (need_origin) {
+      for (uint32_t i = done; i < m.begin; i++) org.push_back(origin(i));
+      org.insert(org.end(), content.size(), m.end ? origin(m.end - 1) : pretok::Origin{0, 0});
+    }
+    done = m.end;
+  }
+  dst.append(cur.substr(done));
+  if (need_origin)
+    for (uint32_t i = done; i < cur.size(); i++) org.push_back(origin(i));
   return Outcome::kWritten;
 }
 
@@ -155,6 +180,8 @@ Outcome apply(const Step& step, const pretok::Text& out, const OriginOf& origin,
       return prepend(cur, step.a, origin, need_origin, dst, org);
     case Step::Kind::Replace:
       return replace(cur, step.a, step.b, origin, need_origin, dst, org);
+    case Step::Kind::RegexReplace:
+      return regex_replace(cur, *step.matcher, step.b, origin, need_origin, dst, org, sc);
   }
   return ok ? Outcome::kWritten : Outcome::kDelegate;
 }

@@ -6,6 +6,8 @@
 //   prepend      Prepend(s): s before a non-empty text
 //   replace      Replace with a String pattern: every leftmost, non-overlapping occurrence
 //   space_runs   Replace with the Regex " {2,}": every run of two or more spaces
+//   regex_replace  Replace with another Regex in the compiled subset (pretokenize/regex/): every
+//                match onig's find_iter gives, empty ones too
 //   nfc          NFC, when the text passes the quick check (every character Inert in the nfc
 //                alphabet): then NFC is the identity.  Otherwise the caller must delegate.
 //   nfkc         NFKC, the same way: the identity when no character has kNfkcChanges
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "normalize/precompiled.h"
+#include "pretokenize/regex/matcher.h"
 #include "pretokenize/text.h"
 
 namespace tagpipe::normalize {
@@ -60,9 +63,12 @@ struct CharMap {
 std::shared_ptr<const CharMap> char_map(const UnicodeOptions& opt);
 
 struct Step {
-  enum class Kind : uint8_t { Prepend, Replace, SpaceRuns, Nfc, Nfkc, Unicode, Strip, Precompiled };
+  enum class Kind : uint8_t { Prepend, Replace, SpaceRuns, Nfc, Nfkc, Unicode, Strip, Precompiled, RegexReplace };
   Kind kind;
-  std::string a, b;  // Prepend: a = what; Replace: a = pattern, b = content; SpaceRuns: b = content
+  // Prepend: a = what; Replace: a = pattern, b = content; SpaceRuns, RegexReplace: b = content
+  std::string a, b;
+  std::vector<uint32_t> program;                  // RegexReplace: tagpipe/plan/regex's words
+  std::shared_ptr<const regex::Matcher> matcher;  // (from `program`, by the Normalizer)
   UnicodeOptions unicode;
   std::shared_ptr<const CharMap> chars;  // (from `unicode`, by the Normalizer)
   bool strip_left = false, strip_right = false;
@@ -82,13 +88,19 @@ struct Scratch {
   };
   std::vector<Pending> pending;  // non-starters awaiting canonical ordering
   std::vector<pretok::Origin> slots;
+  std::vector<pretok::Piece> matches;  // RegexReplace
+  regex::MatchScratch regex;
 };
 
 class Normalizer {
  public:
+  // Throws std::invalid_argument for a RegexReplace step whose program is not valid.
   explicit Normalizer(std::vector<Step> steps) : steps_(std::move(steps)) {
-    for (Step& s : steps_)
+    for (Step& s : steps_) {
       if (s.kind == Step::Kind::Unicode) s.chars = char_map(s.unicode);
+      if (s.kind == Step::Kind::RegexReplace)
+        s.matcher = std::make_shared<const regex::Matcher>(regex::Program::decode(s.program));
+    }
   }
   bool empty() const { return steps_.empty(); }
 

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "common/utf8.h"
 #include "normalize/chars.h"
 #include "normalize/normalize.h"
 
@@ -143,6 +144,44 @@ Boundary boundary(const uint8_t* s, uint32_t a_end, uint32_t a, uint32_t b) {
 
 }  // namespace
 
+// The origins of the oracle's transformations (precompiled.rs replace(), then
+// NormalizedString::transform_range): each character written is a change -- 0: it takes the
+// next original character's origin (of its first byte), 1: it is added, with the origin of
+// the last byte taken, n < 0: it takes one and drops -n more.  A replacement shorter than
+// what it replaces books the rest on its last character; an empty one books them on the
+// character written before it (which may turn an added one into a taking one) -- at the
+// start there is none, and every later character takes one ahead of its own.  So each
+// character's origin is known once the next one is written (docs/design/offsets.md).
+class Taker {
+ public:
+  Taker(const Source& src, std::vector<pretok::Origin>& org) : src_(src), org_(org) {}
+  void write(uint32_t bytes, int change) {
+    flush();
+    bytes_ = bytes, change_ = change;
+  }
+  void drop(uint32_t chars) { change_ -= int(chars); }  // (lost while nothing was written)
+  void flush() {
+    if (bytes_ == 0) return;
+    pretok::Origin o{0, 0};
+    if (change_ <= 0 && at_ < src_.n) {
+      o = src_.at(at_);
+      at_ += utf8_length(src_.s[at_]);
+      for (int k = change_; k < 0 && at_ < src_.n; k++) at_ += utf8_length(src_.s[at_]);
+    } else if (change_ > 0 && at_ > 0) {
+      o = src_.at(at_ - 1);
+    }
+    org_.insert(org_.end(), bytes_, o);
+    bytes_ = 0, change_ = 0;
+  }
+
+ private:
+  const Source& src_;
+  std::vector<pretok::Origin>& org_;
+  uint32_t at_ = 0;     // the next original character's first byte
+  uint32_t bytes_ = 0;  // the last character written (0: none yet), and its change
+  int change_ = 0;
+};
+
 // The oracle (tokenizers' Precompiled::normalize) walks extended grapheme clusters: a cluster
 // of < 6 bytes that a key prefixes is replaced whole by that key's replacement (the first,
 // shortest, match); any other cluster goes character by character.  Clusters only matter
@@ -151,25 +190,23 @@ Boundary boundary(const uint8_t* s, uint32_t a_end, uint32_t a, uint32_t b) {
 bool precompiled_pass(const Charsmap& map, const Source& src, bool need_origin, std::string& dst,
                       std::vector<pretok::Origin>& org) {
   dst.reserve(src.n + 16);
-  // tokenizers' replace() books a removal on the transformation before it; at the start
-  // there is none, so the removal is lost and the first character written is aligned with
-  // the first original one (NormalizedString::transform consumes originals in order).
-  auto origin = [&](pretok::Origin o) { return dst.empty() ? pretok::Origin{src.at(0).begin, o.end} : o; };
+  Taker taker(src, org);
   // Characters written as they are go out in runs: `run` is where the current one began.
   uint32_t run = 0;
   auto copy_run = [&](uint32_t end) {
-    if (need_origin && end > run) {
-      const pretok::Origin first = src.at(run), lead = origin(first);
-      for (uint32_t k = run; k < end; k++) {
-        const pretok::Origin o = src.at(k);
-        org.push_back(o.begin == first.begin ? lead : o);
-      }
-    }
+    if (need_origin)
+      for (uint32_t k = run; k < end; k += utf8_length(src.s[k])) taker.write(utf8_length(src.s[k]), 0);
     dst.append(reinterpret_cast<const char*>(src.s + run), end - run);
   };
-  auto replace = [&](uint32_t begin, uint32_t end, std::string_view r, pretok::Origin o) {
+  auto replace = [&](uint32_t begin, uint32_t end, std::string_view r) {
     copy_run(begin);
-    if (need_origin) org.insert(org.end(), r.size(), origin(o));
+    if (need_origin) {
+      const int old = int(utf8_chars(src.s + begin, end - begin));
+      const int chars = int(utf8_chars(reinterpret_cast<const uint8_t*>(r.data()), r.size()));
+      for (int k = 0, c = 0; k < int(r.size()); k += int(utf8_length(uint8_t(r[k]))), c++)
+        taker.write(utf8_length(uint8_t(r[k])), c >= old ? 1 : 0);
+      if (chars < old) taker.drop(uint32_t(old - chars));
+    }
     dst.append(r);
     run = end;
   };
@@ -199,14 +236,15 @@ bool precompiled_pass(const Charsmap& map, const Source& src, bool need_origin, 
         last = next, j += next_len;
       }
       if (j - i < 6 && matched <= j - i && j > i + len) {  // a whole cluster of 2+ characters
-        replace(i, j, map.replacement(v), {src.at(i).begin, src.at(j - 1).end});
+        replace(i, j, map.replacement(v));
         cp = last, len = j - i;
         continue;
       }
     }
-    if (matched <= len) replace(i, i + len, map.replacement(v), src.at(i));  // a key within this character
+    if (matched <= len) replace(i, i + len, map.replacement(v));  // a key within this character
   }
   copy_run(src.n);
+  taker.flush();
   return true;
 }
 

@@ -14,6 +14,7 @@
 #include "pretokenize/bytelevel.h"
 #include "pretokenize/fsm/patterns.h"
 #include "pretokenize/fsm/runs.h"
+#include "pretokenize/regex/stage.h"
 
 namespace tagpipe::pretok {
 namespace {
@@ -663,6 +664,8 @@ std::unique_ptr<Stage> make_stage(const StageSpec& s) {
       return std::make_unique<ScriptsStage>();
     case K::MetaspaceRuns:
       return std::make_unique<MetaspaceRunsStage>(s.literal, s.guards, s.pairs);
+    case K::Regex:
+      return make_regex_stage(s);
   }
   throw std::invalid_argument("unknown stage kind");
 }

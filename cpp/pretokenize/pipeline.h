@@ -28,6 +28,7 @@ struct StageSpec {
     MetaspaceRuns,  // a cut before each run of `literal` (the mark), unless a guard token could
                     // span it (`guards`: the vocabulary's crossing pieces), and between the
                     // ASCII pairs `pairs` marks (128 x 128 bytes, x * 128 + y)
+    Regex,          // Split with a compiled regex (`program`, pretokenize/regex/program.h), behavior, invert
   };
   enum class Prepend : uint8_t { Always, First, Never };
 
@@ -41,7 +42,8 @@ struct StageSpec {
   bool split = true;
   uint32_t length = 5;
   std::vector<std::string> guards;
-  std::string pairs;  // MetaspaceRuns: empty, or 16384 bytes, nonzero where a cut between x and y is proven
+  std::vector<uint32_t> program;  // Regex: tagpipe/plan/regex/compile.py's words
+  std::string pairs;              // MetaspaceRuns: empty, or 16384 bytes, nonzero where a cut between x and y is proven
 };
 
 // Per-call working memory: tag buffers (one per alphabet, padded for the SIMD readers) and

@@ -58,6 +58,7 @@ class PreTokenizerStage(metaclass=_pybind11_type):
         FixedLength: ClassVar[PreTokenizerStage.Kind]
         Scripts: ClassVar[PreTokenizerStage.Kind]
         MetaspaceRuns: ClassVar[PreTokenizerStage.Kind]
+        Regex: ClassVar[PreTokenizerStage.Kind]
         __members__: ClassVar[dict[str, PreTokenizerStage.Kind]]
         def __init__(self, value: int) -> None: ...
         def __eq__(self, other: object) -> bool: ...
@@ -97,6 +98,7 @@ class PreTokenizerStage(metaclass=_pybind11_type):
     split: bool
     length: int
     guards: list[str]  # MetaspaceRuns: the vocabulary's crossing pieces
+    program: list[int]  # Regex: the compiled program (tagpipe/plan/regex/compile.py)
     pairs: bytes  # MetaspaceRuns: empty, or 128 x 128 bytes, nonzero where a pair may be cut
     def __init__(
         self,
@@ -112,6 +114,7 @@ class PreTokenizerStage(metaclass=_pybind11_type):
         split: bool = ...,
         length: int = ...,
         guards: Sequence[Union[str, bytes]] = ...,
+        program: Sequence[int] = ...,
         pairs: bytes = ...,
     ) -> None: ...
     def __eq__(self, other: object) -> bool: ...
@@ -186,6 +189,7 @@ class NormalizerStep(metaclass=_pybind11_type):
         Unicode: ClassVar[NormalizerStep.Kind]
         Strip: ClassVar[NormalizerStep.Kind]
         Precompiled: ClassVar[NormalizerStep.Kind]
+        RegexReplace: ClassVar[NormalizerStep.Kind]
         __members__: ClassVar[dict[str, NormalizerStep.Kind]]
         def __init__(self, value: int) -> None: ...
         def __eq__(self, other: object) -> bool: ...
@@ -199,7 +203,8 @@ class NormalizerStep(metaclass=_pybind11_type):
 
     kind: NormalizerStep.Kind
     a: str  # Prepend: what; Replace: the pattern
-    b: str  # Replace, SpaceRuns: the content
+    b: str  # Replace, SpaceRuns, RegexReplace: the content
+    program: list[int]  # RegexReplace: the compiled program (tagpipe/plan/regex/compile.py)
     unicode: UnicodeOptions
     strip_left: bool
     strip_right: bool
@@ -210,6 +215,7 @@ class NormalizerStep(metaclass=_pybind11_type):
         kind: NormalizerStep.Kind = ...,
         a: str = ...,
         b: str = ...,
+        program: Sequence[int] = ...,
         unicode: UnicodeOptions = ...,
         strip_left: bool = ...,
         strip_right: bool = ...,
@@ -425,6 +431,22 @@ class PreTokenizer(metaclass=_pybind11_type):
         """(content or None: the input itself, byte_mapped, pieces uint32[n, 2] into content,
         offsets uint32[n, 2] into the input's UTF-8)."""
 
+class TokenSpans(metaclass=_pybind11_type):
+    """What the spans of the word cache's ids need (encode/offsets.h): each id's bytes in a
+    piece (b"": unknown), the prefix and suffix in that form, the unk id, the <0xXX> ids, the
+    ids its model spans itself, and whether spans are checked byte for byte."""
+
+    def __init__(
+        self,
+        strings: Sequence[bytes],
+        prefix: bytes,
+        suffix: bytes,
+        unk_id: Optional[int],
+        byte_ids: Sequence[Optional[int]],
+        refused: Sequence[int],
+        check_bytes: bool,
+    ) -> None: ...
+
 class Encoder(metaclass=_pybind11_type):
     def __init__(self, config: EncoderConfig) -> None:
         """Builds the encoder; the config's tables are moved into it (the config is left empty)."""
@@ -444,6 +466,17 @@ class Encoder(metaclass=_pybind11_type):
         truncate: int = -1,
         truncate_left: bool = False,
     ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64], npt.NDArray[np.bool_]]: ...
+    def encode_offsets(
+        self, texts: list[Any], token_spans: Optional[TokenSpans], threads: int
+    ) -> tuple[
+        npt.NDArray[np.uint32],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.uint32],
+        npt.NDArray[np.bool_],
+        npt.NDArray[np.bool_],
+    ]:
+        """(ids, offsets, spans uint32[N, 2]: each token's characters, added: an added token's
+        match, delegate) without special tokens, truncation or padding."""
     def clear_cache(self) -> None: ...
     def cut_rule(self) -> Optional[str]: ...
     def cut_exception(self) -> str: ...

@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from tagpipe import _core, spec
-from tagpipe.plan.steps import Plan
+from tagpipe.plan.regex import Unsupported, compile_regex
+from tagpipe.plan.steps import Plan, short_pattern
 
 NormalizerStep = _core.NormalizerStep
 Kind = _core.NormalizerStep.Kind
@@ -94,8 +95,15 @@ def _replace(p: _Planner, n: spec.Replace, path: str) -> None:
             "runs of two or more spaces",
             NormalizerStep(kind=Kind.SpaceRuns, b=n.content),
         )
-    else:
-        p.plan.add(path, "Replace", False, "no native Replace normalizer yet")
+    else:  # a regex, or the empty String (onig compiles it as the empty regex)
+        pattern = short_pattern(n.pattern.value)
+        shown = f"Regex({pattern})" if n.pattern.kind == "Regex" else pattern
+        what = f"Replace({shown} -> {n.content!r})"
+        try:
+            program = compile_regex(n.pattern.value)
+        except Unsupported as e:
+            return p.plan.add(path, what, False, f"regex {e}")
+        p.native(path, what, "compiled regex", NormalizerStep(kind=Kind.RegexReplace, program=program, b=n.content))
 
 
 def _nfc(p: _Planner, n: spec.NFC, path: str) -> None:

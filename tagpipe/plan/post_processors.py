@@ -87,11 +87,13 @@ class PostProcess:
     max_length: Optional[int] = None  # truncation
     stride: int = 0
     only_second: bool = False
+    only_first: bool = False  # (the same as LongestFirst for one sequence; not for pairs)
     cut_left: bool = False
     pad_fixed: Optional[int] = None  # padding: Fixed(n), or BatchLongest when pad_id is set
     pad_multiple: Optional[int] = None
     pad_id: Optional[int] = None
     pad_left: bool = False
+    pad_type_id: int = 0
 
     @property
     def active(self) -> bool:
@@ -199,6 +201,7 @@ def plan_post_process(
             max_length=trunc.max_length,
             stride=trunc.stride,
             only_second=trunc.strategy == "OnlySecond",
+            only_first=trunc.strategy == "OnlyFirst",
             cut_left=trunc.direction == "Left",
         )
         how = "on the native ids, before the special tokens"
@@ -216,7 +219,11 @@ def plan_post_process(
     if pad is not None:
         fixed = pad.strategy.length if isinstance(pad.strategy, spec.FixedPadding) else None
         kw.update(
-            pad_fixed=fixed, pad_multiple=pad.pad_to_multiple_of, pad_id=pad.pad_id, pad_left=pad.direction == "Left"
+            pad_fixed=fixed,
+            pad_multiple=pad.pad_to_multiple_of,
+            pad_id=pad.pad_id,
+            pad_left=pad.direction == "Left",
+            pad_type_id=pad.pad_type_id,
         )
         what = f"Fixed({fixed})" if fixed is not None else "BatchLongest"
         plan.add("padding", f"{what}, {pad.direction}, pad_id={pad.pad_id}", True, "on the native ids")

@@ -2,9 +2,10 @@
 section delegated whole with the reason.
 
 Every stage either maps to a native state machine whose output the tests check against the
-oracle, or the whole section is handed to ``tokenizers`` -- never approximated.  Split regexes
-are recognised by exact spelling: a pattern one character off a known one is delegated, not
-guessed.
+oracle, or the whole section is handed to ``tokenizers`` -- never approximated.  A Split regex
+with a hand-written state machine is recognised by its exact spelling; any other is compiled
+(tagpipe/plan/regex/) when it lies in the supported subset, else delegated with the construct
+named.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from tagpipe import _core, spec
-from tagpipe.plan.steps import Plan
+from tagpipe.plan.regex import Unsupported, compile_regex
+from tagpipe.plan.steps import Plan, short_pattern
 
 Stage = _core.PreTokenizerStage
 Kind = _core.PreTokenizerStage.Kind
@@ -101,8 +103,8 @@ def _split(p: _Planner, n: spec.Split, path: str) -> None:
     if n.pattern.kind == "String":
         literal = n.pattern.value
         what = f"Split(String {literal!r}, {behavior}, invert={invert})"
-        if literal == "":
-            return p.delegate(path, what, "an empty String pattern matches everywhere")
+        if literal == "":  # onig compiles it as the empty regex, which matches everywhere
+            return _compiled(p, n, path, what)
         if not invert and p.absent is not None and p.absent in literal:
             # A Split that matches nothing leaves the piece whole (not proved for an inverted
             # one): no stage (gemma-3: Replace(' ' -> '▁'), then Split(' ')).
@@ -118,15 +120,28 @@ def _split(p: _Planner, n: spec.Split, path: str) -> None:
         )
     regex = n.pattern.value
     family = KNOWN_PATTERNS.get(regex)
-    what = f"Split(Regex {_short(regex)}, {behavior}, invert={invert})"
+    what = f"Split(Regex {short_pattern(regex)}, {behavior}, invert={invert})"
     if family is None:
-        return p.delegate(path, what, "unrecognised regex (no native state machine for this spelling)")
+        return _compiled(p, n, path, what)
     p.native(
         path,
         what,
         f"state machine '{family}'",
         Stage(kind=Kind.Pattern, name=family, behavior=_behavior(behavior), invert=invert),
     )
+
+
+def _compiled(p: _Planner, n: spec.Split, path: str, what: str) -> None:
+    try:
+        program = compile_regex(n.pattern.value)
+    except Unsupported as e:
+        return p.delegate(path, what, f"regex {e} (no native state machine for this spelling)")
+    p.native(path, what, "compiled regex", regex_stage(program, n.behavior, n.invert))
+
+
+def regex_stage(program: list[int], behavior: str, invert: bool) -> _core.PreTokenizerStage:
+    """The stage running a compiled regex program (tagpipe.plan.regex.compile_regex)."""
+    return Stage(kind=Kind.Regex, program=program, behavior=_behavior(behavior), invert=invert)
 
 
 def _runs(p: _Planner, path: str, what: str, name: str, behavior: str) -> None:
@@ -203,10 +218,6 @@ _HANDLERS: dict[type, Callable] = {
     spec.FixedLength: _fixed_length,
     spec.UnicodeScripts: _unicode_scripts,
 }
-
-
-def _short(regex: str, limit: int = 48) -> str:
-    return repr(regex if len(regex) <= limit else regex[:limit] + "...")
 
 
 def plan_pre_tokenizer(

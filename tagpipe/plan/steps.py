@@ -6,6 +6,11 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 
+def short_pattern(pattern: str, limit: int = 48) -> str:
+    """A pattern as an explain() line quotes it: repr, cut after `limit` characters."""
+    return repr(pattern if len(pattern) <= limit else pattern[:limit] + "...")
+
+
 @dataclass
 class Step:
     """One line of explain(): a JSON path, what it is, and how it runs."""

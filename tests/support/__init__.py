@@ -5,6 +5,7 @@ pytest), never from another test module.
                 and alphabets of this build, ``needs_shared``
     strategies  hypothesis strategies and corpus documents
     parity      the parity tests' comparison, failure reports and tokenizer.json builders
+    layouts     post-processor forms, truncations and paddings of the layout tests
     malformed   a tokenizer.json accepted exactly when the oracle accepts it
     hostile     generators of hostile tokenizer.json files (bench.load uses one too)
     bench       running a bench/ module in a process of its own

@@ -43,8 +43,9 @@ def _section_json(section) -> str:
     return json.dumps(section, sort_keys=True, ensure_ascii=False)
 
 
-def minimal_tokenizer_json(section) -> str:
-    """The smallest tokenizer.json that carries ``section`` as its pre_tokenizer."""
+def minimal_tokenizer_json(section, key: str = "pre_tokenizer") -> str:
+    """The smallest tokenizer.json that carries ``section`` as its pre_tokenizer (or as its
+    ``key``: "normalizer")."""
     if isinstance(section, str):
         section = json.loads(section)
     return json.dumps(
@@ -54,7 +55,8 @@ def minimal_tokenizer_json(section) -> str:
             "padding": None,
             "added_tokens": [],
             "normalizer": None,
-            "pre_tokenizer": section,
+            "pre_tokenizer": None,
+            key: section,
             "post_processor": None,
             "decoder": None,
             "model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"},
