@@ -205,6 +205,139 @@ def test_invalid_utf8_strict_replace_skip(tmp_path, model_path, oracle, capsys):
     assert "skipped 2 documents" in capsys.readouterr().err
 
 
+# Invalid UTF-8 everywhere a split can meet it: inside a document, right before a separator
+# and right after one, a line end after a truncated sequence, a "\r\n" line end, a document
+# that is one bad byte, a truncated sequence at the very end.
+BAD_TEXT = (
+    b"first doc\r\nbad \xff here\n\n  \n\xe6\x9d<|endoftext|>\xc3(after\n\nclean one<|endoftext|>"
+    b"only clean<|endoftext|>\n\n\xff\r\n\nmid<|endoftext|>\n  ok \xe2\x82\xac\n\ntail \xf0\x9f\x98"
+)
+FIRST_BAD = BAD_TEXT.index(b"\xff")
+SPLIT_FLAGS = {
+    "file": [],
+    "lines": ["--lines"],
+    "blank": ["--blank-lines"],
+    "separator": ["--separator", "<|endoftext|>"],
+}
+
+
+def bad_split(raw: bytes, split: str, errors: str) -> list[str]:
+    """The documents of `raw` under `errors`, by the definition: split the text (each invalid
+    byte held as a lone surrogate, so that it stays one character), then decode each document
+    with U+FFFD (replace) or drop the ones holding an invalid byte (skip)."""
+    text = raw.decode("utf-8", errors="surrogateescape")
+    docs = [text] if split == "file" else ref_split(text, split, "<|endoftext|>")
+    raws = [d.encode("utf-8", errors="surrogateescape") for d in docs]
+    if errors == "replace":
+        return [r.decode("utf-8", errors="replace") for r in raws]
+    return [r.decode("utf-8") for r in raws if r.decode("utf-8", errors="replace") == r.decode("utf-8", "ignore")]
+
+
+@pytest.mark.parametrize("split", list(SPLIT_FLAGS))
+def test_invalid_utf8_in_every_split(tmp_path, model_path, oracle, capsys, split):
+    """--errors strict / replace / skip with each split (the whole file, --lines,
+    --blank-lines, --separator): ids of the decoded documents as the oracle encodes them, and
+    the manifest's document count."""
+    path = tmp_path / "bad.txt"
+    path.write_bytes(BAD_TEXT)
+    flag = SPLIT_FLAGS[split]
+    assert run(model_path, path, *flag, "-o", tmp_path / "o") == 2
+    assert f"{path}: invalid UTF-8 at byte {FIRST_BAD} " in capsys.readouterr().err
+    assert not list(tmp_path.glob("o*"))
+    every = len(bad_split(BAD_TEXT, split, "replace"))
+    for errors in ("replace", "skip"):
+        out = tmp_path / errors
+        assert run(model_path, path, *flag, "-o", out, "--errors", errors) == 0
+        want = bad_split(BAD_TEXT, split, errors)
+        if errors == "skip":  # some documents go, and (but for the whole file) some stay
+            assert len(want) < every and (want or split == "file")
+        got, meta = docs_of(out)
+        assert got == [oracle.encode(d).ids for d in want], errors
+        assert meta["documents"] == len(want) and meta["errors"] == errors
+        skipped = every - len(want)
+        err = capsys.readouterr().err
+        assert (f"skipped {skipped} documents" in err) == (errors == "skip"), err
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 64])
+@pytest.mark.parametrize("split", ["lines", "blank", "separator"])
+def test_invalid_utf8_streamed_in_small_chunks(tmp_path, chunk, split):
+    """The streaming reader cut into tiny chunks (a bad sequence or a separator straddling two
+    of them) gives the definition's documents, and counts the skipped ones."""
+    path = tmp_path / "bad.txt"
+    path.write_bytes(BAD_TEXT)
+    for errors in ("replace", "skip"):
+        stats, got = corpus.Stats(), []
+        for docs, _ in corpus.read_text(
+            str(path), split=split, separator="<|endoftext|>", errors=errors, chunk_bytes=chunk, stats=stats
+        ):
+            got += docs
+        assert got == bad_split(BAD_TEXT, split, errors), errors
+        assert stats.skipped == len(bad_split(BAD_TEXT, split, "replace")) - len(got)
+    with pytest.raises(corpus.InputError, match=f"byte {FIRST_BAD} "):
+        for _ in corpus.read_text(str(path), split=split, separator="<|endoftext|>", chunk_bytes=chunk):
+            pass
+
+
+JSONL_ROWS = [
+    b'{"text": "good one"}',
+    b'{"text": "bad \xff inside", "id": 2}',
+    b"",
+    b'{"id": 3, "text": "cut \xe6\x9d"}\r',
+    b'{"text": "caf\xc3\xa9 fine"}',
+    b'{"text": "lone \\ud800 escape"}',
+    b'{"text": "\xf0\x9f\x98\x80 emoji and \xc3("}',
+    b'{"text": ""}',
+]
+
+
+def test_jsonl_invalid_utf8_strict_replace_skip(tmp_path, model_path, oracle, capsys):
+    """Invalid UTF-8 inside a JSON Lines record: strict stops naming the file and byte;
+    replace decodes the line with U+FFFD (a "\\ud800" escape becomes U+FFFD too); skip drops
+    the record, counted -- never a silent loss or a shifted document."""
+    raw = b"\n".join(JSONL_ROWS) + b"\n"
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(raw)
+    assert run(model_path, path, "-o", tmp_path / "o") == 2
+    at = raw.index(b"\xff")
+    assert f"{path}: invalid UTF-8 at byte {at} " in capsys.readouterr().err
+    assert not list(tmp_path.glob("o*"))
+
+    lines = [r for r in JSONL_ROWS if r.strip()]
+    replaced = [json.loads(r.decode("utf-8", errors="replace"))["text"].replace("\ud800", "\ufffd") for r in lines]
+    assert run(model_path, path, "-o", tmp_path / "r", "--errors", "replace") == 0
+    got, meta = docs_of(tmp_path / "r")
+    assert got == [oracle.encode(t).ids for t in replaced] and meta["documents"] == len(lines) == 7
+
+    kept = ["good one", "café fine", ""]
+    assert run(model_path, path, "-o", tmp_path / "s", "--errors", "skip") == 0
+    got, meta = docs_of(tmp_path / "s")
+    assert got == [oracle.encode(t).ids for t in kept] and meta["documents"] == 3
+    assert "skipped 4 documents" in capsys.readouterr().err
+
+
+def test_parquet_invalid_utf8_and_nulls(tmp_path, model_path, oracle, capsys):
+    """A binary Parquet column (read as UTF-8) with invalid bytes and a null: strict names the
+    row, replace decodes with U+FFFD (a null stays an error), skip drops both."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    values = [b"row zero", b"bad \xff row", None, "caf\u00e9".encode(), b"\xe6\x9d"]
+    path = tmp_path / "d.parquet"
+    pq.write_table(pa.table({"text": pa.array(values, pa.binary())}), path)
+    assert run(model_path, path, "-o", tmp_path / "o") == 2
+    assert f"{path}: row 1: invalid UTF-8 at byte 4 " in capsys.readouterr().err
+    assert run(model_path, path, "-o", tmp_path / "r", "--errors", "replace") == 2
+    assert "row 2: 'text' is null; use --errors skip" in capsys.readouterr().err
+    assert run(model_path, path, "-o", tmp_path / "s", "--errors", "skip") == 0
+    got, meta = docs_of(tmp_path / "s")
+    assert got == [oracle.encode(t).ids for t in ("row zero", "café")] and meta["documents"] == 2
+    assert "skipped 3 documents" in capsys.readouterr().err
+    pq.write_table(pa.table({"text": pa.array([v for v in values if v is not None], pa.binary())}), path)
+    assert run(model_path, path, "-o", tmp_path / "r", "--errors", "replace") == 0
+    want = [v.decode("utf-8", errors="replace") for v in values if v is not None]
+    assert docs_of(tmp_path / "r")[0] == [oracle.encode(t).ids for t in want]
+
+
 def test_invalid_utf8_offset_in_a_later_chunk(tmp_path):
     raw = ("é" * 5000 + "\n").encode() * 3 + b"x\xc3(" + b"\n"
     path = tmp_path / "bad.txt"

@@ -10,6 +10,7 @@ each; tokenizers: the bundled GPT-2 and llama3 (BOS from its post-processor).
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import pickle
 import shutil
@@ -23,6 +24,7 @@ from tagpipe import cli
 from tagpipe.integrations import base
 
 from support.data import CORPORA, SHARED, needs_shared
+from support.delegation import DELEGATED_REASON, delegated_whole
 
 pa = pytest.importorskip("pyarrow")
 
@@ -150,13 +152,57 @@ def test_arrow_bad_input_is_named():
 @needs_shared
 def test_arrow_rows_delegated_per_call_and_whole_tokenizers():
     """A text the core cannot normalize (qwen3's NFC on a decomposed letter) comes back
-    from the oracle, spliced into its row; a tokenizer with no native model (bert-wiki,
-    WordPiece) takes Arrow input too."""
+    from the oracle, spliced into its row; bert-wiki (WordPiece) takes Arrow input too (it is
+    native now: test_arrow_rows_of_a_tokenizer_delegated_whole has a delegated tokenizer)."""
     texts = ["plain text", "cafe\u0301 de\u0301ja\u0300", None, "more plain"]
     for name in ("qwen3", "bert-wiki"):
         tok, oracle = _tokenizer(name)
         out = tok.encode_arrow(pa.array(texts).slice(0), nulls="null")
         assert out.to_pylist() == [oracle.encode(t).ids if t is not None else None for t in texts], name
+
+
+PADDING = {"strategy": "BatchLongest", "direction": "Right", "pad_to_multiple_of": None, "pad_id": 0}
+PADDING.update(pad_type_id=0, pad_token="[PAD]")
+
+
+@pytest.mark.parametrize("name", ["gpt2", "bert-wiki", "bert-wiki-padded"])
+def test_arrow_rows_of_a_tokenizer_delegated_whole(name):
+    """A tokenizer with no native encoder at all (a Split tagpipe cannot compile, asserted
+    from explain() so that this cannot turn native unnoticed): Arrow input row by row through
+    the oracle -- null rows holding no ids (not even bert-wiki's [CLS] / [SEP] or padding,
+    and padded to the longest live row), an empty text, slices with an offset, a chunked
+    large_string column, add_special_tokens=False."""
+    tok, _ = _tokenizer(name.removesuffix("-padded"))
+    doc = json.loads(delegated_whole(tok.to_str()))
+    if name.endswith("-padded"):
+        doc["padding"] = PADDING
+    text = json.dumps(doc)
+    tok, oracle = tagpipe.Tokenizer.from_str(text), tokenizers.Tokenizer.from_str(text)
+    assert not tok.native and "DELEGATED" in tok.explain() and DELEGATED_REASON in tok.explain()
+
+    def want_of(texts, add_special_tokens=True):
+        live = iter(oracle.encode_batch([t for t in texts if t is not None], add_special_tokens=add_special_tokens))
+        return [next(live).ids if t is not None else None for t in texts]
+
+    texts = [None, "baaad aa a", "", None, "Hello, wörld", "naïve 東京 aaaa", None, "<|endoftext|>x"]
+    want = want_of(texts)
+    arr = pa.array(texts)
+    out = tok.encode_arrow(arr, nulls="null")
+    assert out.to_pylist() == want and out.null_count == 3
+    assert out.values.to_pylist() == [i for row in want if row is not None for i in row]
+    for start, length in ((1, 5), (3, 4), (4, 4)):
+        got = tok.encode_arrow(arr.slice(start, length), nulls="null")
+        assert got.to_pylist() == want_of(texts[start : start + length]), (start, length)
+    chunked = pa.chunked_array([arr.slice(0, 3).cast(pa.large_string()), arr.slice(3).cast(pa.large_string())])
+    assert tok.encode_arrow(chunked, nulls="null").to_pylist() == want
+    _, offsets = tok.encode_batch_flat(arr, nulls="null")
+    assert np.diff(offsets).tolist() == [len(row) if row is not None else 0 for row in want]
+    with pytest.raises(ValueError, match=r"text 0 is null \(3 null rows\)"):
+        tok.encode_arrow(arr)
+    live = [t for t in texts if t is not None][1:]
+    assert tok.encode_arrow(pa.array([None, *live]).slice(1)).to_pylist() == want_of(live)
+    plain = tok.encode_arrow(arr, add_special_tokens=False, nulls="null").to_pylist()
+    assert plain == want_of(texts, add_special_tokens=False)
 
 
 # -- the helpers' pickles ----------------------------------------------------------------------

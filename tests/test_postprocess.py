@@ -170,8 +170,11 @@ def test_oracle_errors_are_raised_not_hidden():
     tok, ref = _pair(trunc, None)
     with tagpipe.delegation_disabled():  # short enough: no error, native
         assert tok.encode("a") == ref.encode("a").ids == [EOT, BYTE_CHARS.index("a"), EOT]
-    with pytest.raises(Exception, match="Second sequence not provided"):
+    with pytest.raises(Exception, match="Second sequence not provided") as oracle_error:
+        ref.encode("one two three four five")
+    with pytest.raises(type(oracle_error.value)) as info:  # the oracle's own error, delegated to it
         tok.encode("one two three four five")
+    assert type(info.value) is type(oracle_error.value) and str(info.value) == str(oracle_error.value)
     with tagpipe.delegation_disabled(), pytest.raises(tagpipe.DelegationError):
         tok.encode("one two three four five")
 

@@ -22,6 +22,8 @@ names the evidence that the text needs it -- or None, and the test fails:
 ``Allowance.max_share`` caps, rule by rule, the share of a batch a rule may justify (checked
 on batches of `MIN_TEXTS_FOR_SHARE` texts or more): a tokenizer with both NFC and a charsmap
 cannot spend NFC's wide cap on charsmap delegations.
+
+`delegated_whole(json_text)` makes a tokenizer tagpipe delegates whole (no native encoder).
 """
 
 from __future__ import annotations
@@ -287,3 +289,21 @@ class PrecompiledRule:
                 if oracle_joins(a, b):
                     return f"the oracle joins {_names((a, b))} in one grapheme, next to the key at char {i}"
         return None
+
+
+# -- a tokenizer delegated whole ----------------------------------------------------------------
+
+# A backreference: the regex compiler has no state machine for it, so the pre-tokenizer (and
+# with it the whole tokenizer) goes to the oracle.  explain() names it; the tests assert that,
+# so this cannot silently become native if the compiler learns backreferences.
+DELEGATED_SPLIT = {"type": "Split", "pattern": {"Regex": r"(a)\1"}, "behavior": "Isolated", "invert": False}
+DELEGATED_REASON = r"escape \1"
+
+
+def delegated_whole(json_text: str) -> str:
+    """`json_text` (a tokenizer.json) with `DELEGATED_SPLIT` before its pre-tokenizer: a
+    tokenizer the oracle loads and tagpipe cannot run natively at all."""
+    doc = json.loads(json_text)
+    first = [doc["pre_tokenizer"]] if doc.get("pre_tokenizer") else []
+    doc["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [DELEGATED_SPLIT, *first]}
+    return json.dumps(doc)
