@@ -36,7 +36,7 @@ from tagpipe.spec import parse_normalizer
 
 from support import strategies as S
 from support.data import CORPORA, SHARED, corpus_ids, needs_shared
-from support.delegation import changing_scalars
+from support.delegation import allowance_for, changing_scalars
 
 FIXTURES = ["all-minilm-l6-v2", "bert-wiki", "t5-small", "marian-ortx-nmt", "rwkv-midi-wordlevel"]
 SCALARS = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
@@ -567,3 +567,44 @@ def test_precompiled_grapheme_mixtures(name):
     for _ in range(6000):
         c.check("".join(rng.choice(keys if rng.random() < 0.4 else GRAPHEME_CHARS) for _ in range(rng.randint(1, 8))))
     c.verify("key / grapheme mixtures", max_share=0.1)
+
+
+# t5-small's charsmap keys that GB11 and GB9c look back from: Extended_Pictographic (the
+# 3-byte ones can begin a cluster of < 6 bytes, the 4-byte ones cannot) and
+# Indic_Conjunct_Break=Consonant; with what those rules look back for.
+LOOK_BACK_KEYS = ["\u203c", "\u2049", "\u2122", "\u24c2", "\u3297", "\U0001f201", "\U0001f232"]
+LOOK_BACK_KEYS += ["\u0958", "\u0959", "\u09dc", "\u09df", "\u0b5c"]
+LOOK_BACK_CONTEXT = ["\u200d", "\u094d", "\u09cd", "\u0915", "\u0995", "\U0001f600", "\u00a9", "\u0600", "\U000e0000"]
+
+
+@needs_shared
+@pytest.mark.parametrize("name", ["t5-small", "marian-ortx-nmt"])
+def test_precompiled_delegates_only_with_evidence(name):
+    """Through the encoder, natively: a text with a charsmap key where a grapheme rule looks
+    back (a ZWJ or a linker before a key, a Prepend before one) is delegated only when the
+    oracle's own behaviour gives a reason (tests/support/delegation.py), and rarely; every
+    other text's ids equal the oracle's.  (Found by the fuzzer: t5-small delegated
+    "\\u200d💻..." -- a ZWJ at the start joins nothing before it.)"""
+    import random
+
+    text = (SHARED / "tokenizers" / name / "tokenizer.json").read_text(encoding="utf-8")
+    allowance = allowance_for(json.loads(text)["normalizer"])
+    oracle = tokenizers.Tokenizer.from_str(text)
+    with tagpipe.delegation_disabled():
+        tok = tagpipe.Tokenizer.from_str(text)
+    norm = oracle_normalizer(json.loads(text)["normalizer"]).normalize_str
+    keys = [chr(x) for x in range(0x80, 0x3000) if norm(chr(x)) != chr(x)]
+    rng = random.Random(11)
+    pool = LOOK_BACK_KEYS * 4 + LOOK_BACK_CONTEXT * 4 + GRAPHEME_CHARS + rng.sample(keys, 40)
+    delegated, n = [], 4000
+    for _ in range(n):
+        t = "".join(rng.choice(pool) for _ in range(rng.randint(1, 8)))
+        with tagpipe.delegation_disabled():
+            try:
+                got = tok.encode(t)
+            except tagpipe.DelegationError:
+                assert allowance.reason(t) is not None, f"{name} delegated {t!r} with no evidence that it needs it"
+                delegated.append(t)
+                continue
+        assert got == oracle.encode(t).ids, f"{name} on {t!r}"
+    assert len(delegated) <= 0.01 * n, f"{len(delegated)} of {n} delegated, e.g. {delegated[:5]!r}"

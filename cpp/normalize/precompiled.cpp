@@ -111,16 +111,38 @@ namespace {
 namespace T = tables::norm;
 enum class Boundary { Break, Join, Unknown };
 
-// GB9c needs an Indic linker in the run of extending characters that ends at s[..end)
-// (with a consonant before it); true when one may be there.
+// GB9c (Consonant [Extend Linker]* Linker [Extend Linker]* x Consonant) needs a linker in
+// the run of extending characters that ends at s[..end), and a consonant before the run;
+// true when both may be there.  (Linkers are Extend; a character with every flag -- one the
+// tables cannot know -- may be the consonant.)
 bool linker_before(const uint8_t* s, uint32_t end) {
+  bool linker = false;
   for (int k = 0; k < 32 && end > 0; k++) {
     uint32_t b = end - 1, cp, len;
     while (b > 0 && (s[b] & 0xC0) == 0x80) --b;
     if (!decode(s, end, b, cp, len)) return true;
     const uint32_t f = props(cp).flags;
-    if (f & T::kGbLinker) return true;
-    if (!(f & T::kGraphemeExtend)) return false;  // the run (InCB Extend / Linker are Extend) ends
+    if (linker && (f & T::kGbConsonant)) return true;
+    if (f & T::kGbLinker) linker = true;
+    else if (!(f & T::kGraphemeExtend)) return false;  // the run ends without a consonant after a linker
+    end = b;
+  }
+  return end > 0;  // a very long run: assume the worst
+}
+
+// GB11 (ExtPict Extend* ZWJ x ExtPict) needs a pictographic before the ZWJ that ends at
+// s[..zwj_end), with only Extend between; true when one may be there.  kGraphemeExtend is a
+// superset of Extend (SpacingMark, ZWJ): walking on over those only answers "maybe" more
+// often -- except a ZWJ, which GB11's Extend* never holds.
+bool pictographic_before(const uint8_t* s, uint32_t zwj_end) {
+  uint32_t end = zwj_end - 3;  // (U+200D is three bytes)
+  for (int k = 0; k < 32 && end > 0; k++) {
+    uint32_t b = end - 1, cp, len;
+    while (b > 0 && (s[b] & 0xC0) == 0x80) --b;
+    if (!decode(s, end, b, cp, len)) return true;
+    const uint32_t f = props(cp).flags;
+    if (f & T::kGbPictographic) return true;
+    if (cp == 0x200D || !(f & T::kGraphemeExtend)) return false;
     end = b;
   }
   return end > 0;  // a very long run: assume the worst
@@ -131,15 +153,15 @@ bool linker_before(const uint8_t* s, uint32_t end) {
 // norm_props.h: Break or Join when certain, else Unknown.
 Boundary boundary(const uint8_t* s, uint32_t a_end, uint32_t a, uint32_t b) {
   const uint32_t fa = props(a).flags, fb = props(b).flags;
-  if (fa & T::kGraphemeControl) return a == '\r' && b == '\n' ? Boundary::Join : Boundary::Break;  // GB3, GB4
-  if (fb & T::kGraphemeControl) return Boundary::Break;                                            // GB5
-  if (fb & T::kGraphemeExtend) return Boundary::Join;                                              // GB9, GB9a
-  const bool maybe = (fa & T::kGbPrepend) ||                                                       // GB9b
-                     ((fa & T::kGbHangul) && (fb & T::kGbHangul)) ||                               // GB6-8
-                     ((fa & T::kGbRegional) && (fb & T::kGbRegional)) ||                           // GB12/13
-                     ((fa & T::kGbZwj) && (fb & T::kGbPictographic)) ||                            // GB11
-                     ((fb & T::kGbConsonant) && linker_before(s, a_end));                          // GB9c
-  return maybe ? Boundary::Unknown : Boundary::Break;                                              // GB999
+  if (fa & T::kGraphemeControl) return a == '\r' && b == '\n' ? Boundary::Join : Boundary::Break;         // GB3, GB4
+  if (fb & T::kGraphemeControl) return Boundary::Break;                                                   // GB5
+  if (fb & T::kGraphemeExtend) return Boundary::Join;                                                     // GB9, GB9a
+  const bool maybe = (fa & T::kGbPrepend) ||                                                              // GB9b
+                     ((fa & T::kGbHangul) && (fb & T::kGbHangul)) ||                                      // GB6-8
+                     ((fa & T::kGbRegional) && (fb & T::kGbRegional)) ||                                  // GB12/13
+                     ((fa & T::kGbZwj) && (fb & T::kGbPictographic) && pictographic_before(s, a_end)) ||  // GB11
+                     ((fb & T::kGbConsonant) && linker_before(s, a_end));                                 // GB9c
+  return maybe ? Boundary::Unknown : Boundary::Break;                                                     // GB999
 }
 
 }  // namespace
@@ -224,8 +246,7 @@ bool precompiled_pass(const Charsmap& map, const Source& src, bool need_origin, 
     if (v == -2) return false;
     if (v < 0) continue;
     const Boundary before = i == 0 ? Boundary::Break : boundary(src.s, i, prev, cp);
-    if (before == Boundary::Unknown) return false;
-    if (before == Boundary::Break) {  // a cluster starts here: where does it end?
+    if (before != Boundary::Join) {  // a cluster may start here: where would it end?
       uint32_t j = i + len, last = cp;
       while (j < src.n && j - i < 6) {
         uint32_t next, next_len;
@@ -236,6 +257,9 @@ bool precompiled_pass(const Charsmap& map, const Source& src, bool need_origin, 
         last = next, j += next_len;
       }
       if (j - i < 6 && matched <= j - i && j > i + len) {  // a whole cluster of 2+ characters
+        // Only when a cluster starts here; else (and in every other case) the key is
+        // replaced within this character, whatever the boundary before it.
+        if (before == Boundary::Unknown) return false;
         replace(i, j, map.replacement(v));
         cp = last, len = j - i;
         continue;

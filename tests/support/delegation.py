@@ -15,7 +15,8 @@ names the evidence that the text needs it -- or None, and the test fails:
   trie), a neighbour within the cluster the key could begin (< 6 bytes, the oracle's limit)
   is one the oracle itself joins with it in one grapheme cluster -- probed with a
   one-key charsmap, one pair per probe, so a category such as Sk (which holds ``^`` and
-  `````) counts for nothing on its own -- or is unassigned in the Unicode data tagpipe's
+  `````) counts for nothing on its own; the key's own character also with the text before
+  it, for the rules that look back (GB9c, GB11) -- or is unassigned in the Unicode data tagpipe's
   grapheme tables are built from (they cannot know it, by design); or the trie walk from a
   key start reads past the trie's array, where tagpipe does not model the oracle.
 
@@ -225,6 +226,17 @@ def oracle_joins(a: str, b: str) -> bool:
     return False  # a cluster holding both is never replaced whole, nor one starting at b
 
 
+def oracle_joins_after(before: str, b: str) -> bool:
+    """Whether the oracle keeps b in one grapheme cluster with the end of ``before`` -- in
+    context, for the rules that look back (GB9c's consonant and linker, GB11's pictographic
+    before a ZWJ).  With b -> "Z" the only key and b of 3 bytes at most, ``before`` + b +
+    U+0301 ends in "Z" when b U+0301 is a cluster of its own (< 6 bytes: replaced whole) and
+    in "Z" U+0301 when b joins ``before`` (then b's cluster goes character by character)."""
+    if len(b.encode()) + 2 >= CLUSTER_BYTES:
+        return False
+    return _keyed(b)(before + b + "\u0301").endswith("\u0301")
+
+
 def unknown_to_tables(c: str) -> bool:
     """Unassigned in Python's Unicode data but possibly assigned in the oracle's: tagpipe's
     grapheme tables (tables/gen_tables.py) give such a character every grapheme property."""
@@ -288,6 +300,8 @@ class PrecompiledRule:
                     return f"{_names(unknown)} next to the key at char {i} is unknown to tagpipe's grapheme tables"
                 if oracle_joins(a, b):
                     return f"the oracle joins {_names((a, b))} in one grapheme, next to the key at char {i}"
+                if y == i and oracle_joins_after(text[:y], b):
+                    return f"the oracle joins {_names(b)} to the text before it, at the key at char {i}"
         return None
 
 
